@@ -1,0 +1,30 @@
+# Two entry points, both starting from a fresh clone:
+#   make demo   create .venv, install, grade the reference and the stubs
+#   make test   create .venv, install, run the project's own tests
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install demo test build clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[instructor]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+	touch $@
+
+demo: install
+	$(BIN)/modlab grade solutions/
+	$(BIN)/modlab grade exercises/
+
+test: install
+	$(BIN)/python -m pytest -q
+
+build: install
+	$(BIN)/modlab build
+
+clean:
+	rm -rf $(VENV) build *.egg-info

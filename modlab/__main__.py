@@ -1,0 +1,5 @@
+import sys
+
+from modlab.cli import main
+
+sys.exit(main())

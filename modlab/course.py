@@ -1,0 +1,231 @@
+"""Load and validate ``course.yaml``, the single source of truth of a course.
+
+Every consumer (build, grading, nbgrader, release) reads the course through
+:func:`load_course`, so a malformed file is rejected once, with one line that
+names the offending key::
+
+    course.yaml: exercises[2].points: expected a positive integer, got 'ten'
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+EXERCISE_ID = re.compile(r"^\d\d$")
+SLUG = re.compile(r"^[a-z][a-z0-9_-]*$")
+PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class CourseError(ValueError):
+    """``course.yaml`` is missing, unreadable or malformed."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits on the worker process that runs one submission's code."""
+
+    scenario_timeout_s: float = 10.0
+    submission_timeout_s: float = 300.0
+    memory_mib: int = 2048
+    max_processes: int = 64
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    slug: str
+    title: str
+    points: float
+    files: tuple[str, ...]
+    due: dt.datetime | None = None
+
+    @property
+    def name(self) -> str:
+        """``03_walk``: the stem used for notebooks, graders and assignments."""
+        return f"{self.id}_{self.slug}"
+
+
+@dataclass(frozen=True)
+class Course:
+    id: str
+    title: str
+    package: str
+    exercises: tuple[Exercise, ...]
+    limits: Limits = field(default_factory=Limits)
+    exchange: str | None = None
+    root: Path = Path(".")
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        """The exercise with this id ("3" and "03" both work).
+
+        Raises:
+            CourseError: no such exercise; the message lists the known ids.
+        """
+        wanted = exercise_id.zfill(2)
+        for exercise in self.exercises:
+            if exercise.id == wanted:
+                return exercise
+        known = ", ".join(e.id for e in self.exercises)
+        raise CourseError(f"unknown exercise {exercise_id!r}; known exercises: {known}")
+
+    def exercise_of_file(self, relpath: str) -> Exercise | None:
+        """The exercise a package file (``walk.py``) belongs to, if any."""
+        for exercise in self.exercises:
+            if relpath in exercise.files:
+                return exercise
+        return None
+
+    @property
+    def solutions(self) -> Path:
+        return self.root / "solutions" / self.package
+
+    @property
+    def graders(self) -> Path:
+        return self.root / "graders"
+
+
+def find_course_file(start: Path | None = None) -> Path:
+    """The nearest ``course.yaml`` at or above ``start`` (default: the cwd)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "course.yaml"
+        if candidate.is_file():
+            return candidate
+    raise CourseError(f"no course.yaml in {here} or any folder above it")
+
+
+def load_course(path: Path | str | None = None) -> Course:
+    """Read and validate a course file.
+
+    Args:
+        path: the ``course.yaml`` to read; by default the nearest one above the cwd.
+
+    Returns:
+        The validated :class:`Course`.
+
+    Raises:
+        CourseError: with one line naming the file and the offending key.
+    """
+    path = Path(path) if path else find_course_file()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CourseError(f"{path}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise CourseError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    try:
+        return _parse_course(raw, path.parent.resolve())
+    except CourseError as exc:
+        raise CourseError(f"{path.name}: {exc}") from None
+
+
+def _parse_course(raw, root: Path) -> Course:
+    top = _mapping(raw, "top level")
+    about = _mapping(top.get("course"), "course")
+    exercises = tuple(
+        _parse_exercise(item, f"exercises[{index}]")
+        for index, item in enumerate(_list(top.get("exercises"), "exercises"))
+    )
+    if not exercises:
+        raise CourseError("exercises: the course has no exercises")
+    _unique([e.id for e in exercises], "id")
+    _unique([f for e in exercises for f in e.files], "files")
+    exchange = top.get("exchange")
+    if exchange is not None:
+        _string(exchange, "exchange")
+    return Course(
+        id=_string(about.get("id"), "course.id", SLUG),
+        title=_string(about.get("title"), "course.title"),
+        package=_string(about.get("package"), "course.package", PACKAGE),
+        exercises=exercises,
+        limits=_parse_limits(top.get("limits", {})),
+        exchange=exchange,
+        root=root,
+    )
+
+
+def _parse_exercise(raw, where: str) -> Exercise:
+    item = _mapping(raw, where)
+    points = item.get("points")
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+        raise CourseError(f"{where}.points: expected a positive number, got {points!r}")
+    files = tuple(_string(f, f"{where}.files[{i}]") for i, f in enumerate(_list(item.get("files"), f"{where}.files")))
+    for index, name in enumerate(files):
+        if not name.endswith(".py") or "/" in name or name.startswith("_"):
+            raise CourseError(f"{where}.files[{index}]: expected a module file like 'walk.py', got {name!r}")
+    if not files:
+        raise CourseError(f"{where}.files: an exercise needs at least one student file")
+    return Exercise(
+        id=_string(str(item.get("id")) if isinstance(item.get("id"), int) else item.get("id"), f"{where}.id", EXERCISE_ID),
+        slug=_string(item.get("slug"), f"{where}.slug", SLUG),
+        title=_string(item.get("title"), f"{where}.title"),
+        points=points,
+        files=files,
+        due=_parse_due(item.get("due"), f"{where}.due"),
+    )
+
+
+def _parse_limits(raw) -> Limits:
+    given = _mapping(raw, "limits")
+    defaults = Limits()
+    values = {}
+    for key, value in given.items():
+        if not hasattr(defaults, key):
+            raise CourseError(f"limits.{key}: unknown limit; known: {', '.join(Limits.__dataclass_fields__)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise CourseError(f"limits.{key}: expected a positive number, got {value!r}")
+        values[key] = type(getattr(defaults, key))(value)
+    return Limits(**values)
+
+
+def _parse_due(raw, where: str) -> dt.datetime | None:
+    if raw is None:
+        return None
+    if isinstance(raw, dt.datetime):
+        due = raw
+    elif isinstance(raw, dt.date):
+        due = dt.datetime(raw.year, raw.month, raw.day, 23, 59, 59)
+    else:
+        try:
+            due = dt.datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
+        except ValueError:
+            raise CourseError(f"{where}: expected an ISO date like 2027-01-15T23:59:00Z, got {raw!r}") from None
+    return due if due.tzinfo else due.replace(tzinfo=dt.timezone.utc)
+
+
+def _mapping(raw, where: str) -> dict:
+    if not isinstance(raw, dict):
+        raise CourseError(f"{where}: expected a mapping, got {_kind(raw)}")
+    return raw
+
+
+def _list(raw, where: str) -> list:
+    if not isinstance(raw, list):
+        raise CourseError(f"{where}: expected a list, got {_kind(raw)}")
+    return raw
+
+
+def _string(raw, where: str, pattern: re.Pattern | None = None) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise CourseError(f"{where}: expected a non-empty string, got {_kind(raw)}")
+    if pattern and not pattern.match(raw):
+        raise CourseError(f"{where}: {raw!r} does not match {pattern.pattern}")
+    return raw
+
+
+def _unique(values: list[str], key: str) -> None:
+    seen = set()
+    for value in values:
+        if value in seen:
+            raise CourseError(f"exercises: {key} {value!r} appears twice")
+        seen.add(value)
+
+
+def _kind(raw) -> str:
+    return "nothing" if raw is None else f"{type(raw).__name__} {raw!r}"[:60]

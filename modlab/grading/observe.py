@@ -1,0 +1,90 @@
+"""Observations: what a scenario returns, turned into plain JSON data.
+
+A scenario runs in two worlds (``torch.nn`` and the graded ``mynn``), each in
+its own process. Neither sends objects back, only the plain data made here:
+tensors become dtype, shape, device and raw bytes; exceptions become their type
+name. The trusted side compares two such observations without ever importing,
+unpickling or calling anything the submission made.
+"""
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Mapping
+
+import torch
+
+TENSOR, RAISED, TUPLE, DICT, OBJECT, FLOAT = "$tensor", "$raised", "$tuple", "$dict", "$object", "$float"
+
+
+class Raised:
+    """An exception a scenario expects (returned by :func:`outcome`)."""
+
+    def __init__(self, exc: BaseException):
+        self.type = type(exc).__name__
+        self.message = str(exc)[:300]
+
+
+def outcome(action, *args, **kwargs):
+    """Run ``action`` and return its result, or a :class:`Raised` record.
+
+    Scenarios use it to observe torch's exception types::
+
+        return outcome(lambda: model.register_buffer("a.b", None))
+    """
+    try:
+        return action(*args, **kwargs)
+    except Exception as exc:  # the type is the observation
+        return Raised(exc)
+
+
+def encode(value, depth: int = 0):
+    """Turn a scenario's return value into JSON-safe plain data."""
+    if depth > 50:
+        raise ValueError("observation nested deeper than 50 levels")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else {FLOAT: repr(value)}
+    if isinstance(value, torch.Tensor):
+        return {TENSOR: _encode_tensor(value)}
+    if isinstance(value, Raised):
+        return {RAISED: {"type": value.type, "message": value.message}}
+    if isinstance(value, (torch.dtype, torch.device)):
+        return str(value)
+    if isinstance(value, list):
+        return [encode(item, depth + 1) for item in value]
+    if isinstance(value, tuple):
+        return {TUPLE: [encode(item, depth + 1) for item in value]}
+    if isinstance(value, Mapping):
+        return {DICT: [[str(key), encode(item, depth + 1)] for key, item in value.items()]}
+    return {OBJECT: type_path(value)}
+
+
+def type_path(value) -> str:
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _encode_tensor(tensor: torch.Tensor) -> dict:
+    flat = tensor.detach().cpu().contiguous().reshape(-1)
+    raw = flat.view(torch.uint8) if flat.numel() else torch.empty(0, dtype=torch.uint8)
+    return {
+        "class": type(tensor).__name__,
+        "module": type(tensor).__module__,
+        "dtype": str(tensor.dtype).removeprefix("torch."),
+        "shape": list(tensor.shape),
+        "device": tensor.device.type,
+        "requires_grad": bool(tensor.requires_grad),
+        "data": base64.b64encode(raw.numpy().tobytes()).decode("ascii"),
+    }
+
+
+def decode_tensor(record: dict) -> torch.Tensor:
+    """Rebuild a CPU tensor from an encoded record (trusted side, no pickle)."""
+    raw = bytearray(base64.b64decode(record["data"]))
+    dtype = getattr(torch, record["dtype"])
+    flat = torch.frombuffer(raw, dtype=dtype) if raw else torch.empty(0, dtype=dtype)
+    return flat.reshape(record["shape"])

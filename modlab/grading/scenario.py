@@ -1,0 +1,132 @@
+"""The scenario: the unit of grading.
+
+A scenario is a function of ``nn`` (plus optional ``device`` and ``spec``).
+The runner calls it once with ``nn = torch.nn`` and once with the graded
+package, each in its own process, and compares what the two return::
+
+    @scenario(points=2, public=True, hint=hints.PLAIN_LIST)
+    def own_members_before_children(nn):
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(2, 2)
+                self.scale = nn.Parameter(torch.ones(1))
+        return [name for name, _ in Net().named_parameters()]
+
+Grader files are ordinary pytest files: the ``modlab.grading.plugin`` pytest
+plugin collects every scenario as a test, and ``modlab grade`` runs the same
+scenarios through the same runner without pytest's start-up cost.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .compare import Tolerance
+
+DEVICES = ("cpu", "cuda")
+GRADER_FILE = re.compile(r"test_(\d\d)_\w+\.py$")
+
+# Every scenario defined so far, by key ("03/own_members_before_children").
+# Filled as grader modules are imported, in the trusted process and in workers.
+REGISTRY: dict[str, "Scenario"] = {}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One graded behaviour, compared between torch.nn and the submission."""
+
+    exercise: str
+    name: str
+    body: Callable
+    points: float = 1.0
+    public: bool = False
+    hint: str | Callable | None = None
+    tolerance: Tolerance | None = None
+    devices: tuple[str, ...] = ("cpu",)
+    specs: object = None  # a Hypothesis strategy drawing the `spec` argument
+    examples: int = 25
+    doc: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.exercise}/{self.name}"
+
+    def cases(self) -> list["Case"]:
+        """One case per device this scenario runs on."""
+        if self.devices == ("cpu",):
+            return [Case(self, "cpu", self.name)]
+        return [Case(self, device, f"{self.name}[{device}]") for device in self.devices]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scenario on one device: what a test report lists as one test."""
+
+    scenario: Scenario
+    device: str
+    name: str
+
+    @property
+    def needs_cuda(self) -> bool:
+        return self.device == "cuda"
+
+    def arguments(self, spec=None) -> dict:
+        """The keyword arguments the body takes, as plain data."""
+        args = {}
+        if self.scenario.devices != ("cpu",):
+            args["device"] = self.device
+        if spec is not None:
+            args["spec"] = spec
+        return args
+
+
+def scenario(points: float = 1, public: bool = False, hint=None, tolerance: Tolerance | None = None,
+             devices: bool = False, specs=None, examples: int = 25):
+    """Register the decorated function as a graded scenario of its grader file's exercise.
+
+    Args:
+        points: the weight of this scenario within its exercise.
+        public: released to students as a local check.
+        hint: the misconception a difference points to: a string, or a
+            function of the :class:`~modlab.grading.compare.Difference`
+            returning a string or None.
+        tolerance: compare floating-point tensors with this tolerance
+            instead of bit for bit.
+        devices: run once per device (``cpu`` and ``cuda``); the body then
+            takes a ``device`` argument.
+        specs: a Hypothesis strategy; the body takes a ``spec`` argument drawn
+            from it, identically in both worlds, derandomized.
+        examples: how many specs Hypothesis draws.
+
+    Returns:
+        The :class:`Scenario` (grader files keep it as a module attribute).
+    """
+
+    def register(body: Callable) -> Scenario:
+        found = GRADER_FILE.search(body.__code__.co_filename)
+        if not found:
+            raise ValueError(f"{body.__name__}: scenarios live in grader files named test_NN_slug.py")
+        made = Scenario(
+            exercise=found.group(1),
+            name=body.__name__,
+            body=body,
+            points=float(points),
+            public=public,
+            hint=hint,
+            tolerance=tolerance,
+            devices=DEVICES if devices else ("cpu",),
+            specs=specs,
+            examples=examples,
+            doc=(body.__doc__ or "").strip().splitlines()[0] if body.__doc__ else "",
+        )
+        REGISTRY[made.key] = made
+        return made
+
+    return register
+
+
+def scenarios_of(exercise: str, public_only: bool = False) -> list[Scenario]:
+    """The registered scenarios of one exercise, in definition order."""
+    return [s for s in REGISTRY.values() if s.exercise == exercise and (s.public or not public_only)]

@@ -1,0 +1,290 @@
+"""The runner: grade one submission's exercises, scenario by scenario.
+
+Every consumer (``modlab grade``, ``modlab check``, the pytest plugin, the
+nbgrader preprocessor, batch grading) goes through :func:`grade_exercise`.
+For each case it asks the trusted oracle (torch.nn) and the submission's
+worker for an observation, compares them here, and records a verdict with
+the feedback that teaches.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+
+from modlab.course import Course, Exercise
+from modlab.grading.compare import Difference, compare, show
+from modlab.grading.hints import explain
+from modlab.grading.loader import grader_file, load_scenarios
+from modlab.grading.observe import RAISED
+from modlab.grading.scenario import Case
+
+from .process import WorkerFailed, WorkerProcess
+from .records import FAILED, PASSED, SKIPPED, ExerciseResult, SubmissionResult, TestResult
+
+GRAFT, WHOLE = "graft", "whole"
+CUDA_ABSENT = "CUDA not available"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to grade.
+
+    Attributes:
+        mode: ``graft`` grades exercise *k* with the submission's exercise-*k*
+            files in the reference package (isolation); ``whole`` grades the
+            submission's package as it is (local checks, no reference).
+        device: ``auto`` runs CUDA cases where CUDA is available and skips
+            them elsewhere; ``cpu`` skips them; ``cuda`` fails them where CUDA
+            is missing, so a misconfigured GPU runner cannot pass by skipping.
+        public_only: grade only the public scenarios.
+    """
+
+    mode: str = GRAFT
+    device: str = "auto"
+    public_only: bool = False
+
+
+class Problem(Exception):
+    """Why one case failed, ready to be rendered as feedback."""
+
+    def __init__(self, kind: str, text: str, difference: Difference | None = None, raised: dict | None = None):
+        super().__init__(text)
+        self.kind, self.text, self.difference, self.raised = kind, text, difference, raised
+        self.spec = None
+
+
+class Oracle:
+    """torch.nn's observations, computed once per process and remembered."""
+
+    def __init__(self, grader_files: list[str]):
+        self.worker = WorkerProcess({"kind": "torch"}, grader_files)
+        self.cache: dict[str, dict] = {}
+        self._cuda: bool | None = None
+
+    def observe(self, request: dict, timeout: float) -> dict:
+        key = json.dumps(request, sort_keys=True)
+        if key not in self.cache:
+            self.cache[key] = self.worker.ask(request, timeout)
+        return self.cache[key]
+
+    @property
+    def cuda(self) -> bool:
+        """Whether CUDA works, asked of the oracle so this process never initialises it."""
+        if self._cuda is None:
+            self._cuda = bool(self.worker.ask({"op": "cuda"}, timeout=120).get("cuda"))
+        return self._cuda
+
+
+_oracles: dict[str, Oracle] = {}
+
+
+def oracle_for(course: Course) -> Oracle:
+    if course.id not in _oracles:
+        _oracles[course.id] = Oracle(all_grader_files(course))
+    return _oracles[course.id]
+
+
+def all_grader_files(course: Course) -> list[str]:
+    return [str(grader_file(course, e)) for e in course.exercises if grader_file(course, e).is_file()]
+
+
+def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode: str) -> dict[str, str]:
+    """The graded package as ``{file: source}``.
+
+    Raises:
+        FileNotFoundError: a file the exercise names is missing.
+    """
+    package_dir = Path(package_dir)
+    base = package_dir if mode == WHOLE else course.solutions
+    sources = {path.name: path.read_text(encoding="utf-8") for path in sorted(base.glob("*.py"))}
+    for name in exercise.files:
+        path = package_dir / name
+        if not path.is_file():
+            raise FileNotFoundError(f"exercise {exercise.id} needs {course.package}/{name}, which is missing from {package_dir}")
+        sources[name] = path.read_text(encoding="utf-8", errors="replace")
+    return sources
+
+
+def grade_submission(course: Course, package_dir: Path, exercises: list[Exercise] | None = None,
+                     options: GradeOptions = GradeOptions(), student: str = "", progress=None) -> SubmissionResult:
+    """Grade the given exercises (default: all) of the package in ``package_dir``."""
+    result = SubmissionResult(student=student or Path(package_dir).resolve().parent.name)
+    for exercise in exercises or course.exercises:
+        result.exercises.append(grade_exercise(course, exercise, package_dir, options))
+        if progress:
+            progress(exercise)
+    return result
+
+
+def grade_exercise(course: Course, exercise: Exercise, package_dir: Path,
+                   options: GradeOptions = GradeOptions()) -> ExerciseResult:
+    """Grade one exercise of one submission; never raises for the submission's faults."""
+    started = time.monotonic()
+    cases = [case for s in load_scenarios(course, exercise, options.public_only) for case in s.cases()]
+    with ExerciseGrading(course, exercise, package_dir, options) as grading:
+        tests = [grading.check(case) for case in cases]
+    return _scored(exercise, cases, tests, started, grading.error)
+
+
+class ExerciseGrading:
+    """Grading one exercise of one submission: its worker, its deadline, its verdicts.
+
+    Use as a context manager, so the worker process always ends::
+
+        with ExerciseGrading(course, exercise, "solutions/mynn") as grading:
+            test = grading.check(case)
+    """
+
+    def __init__(self, course: Course, exercise: Exercise, package_dir: Path, options: GradeOptions = GradeOptions()):
+        self.course, self.exercise, self.options = course, exercise, options
+        self.oracle = oracle_for(course)
+        self.deadline = time.monotonic() + course.limits.submission_timeout_s
+        self.error = ""
+        try:
+            sources = package_sources(course, exercise, package_dir, options.mode)
+        except (FileNotFoundError, UnicodeDecodeError) as missing:
+            self.error, self.worker = str(missing), None
+        else:
+            world = {"kind": "package", "package": course.package, "sources": sources}
+            self.worker = WorkerProcess(world, all_grader_files(course))
+
+    def __enter__(self) -> "ExerciseGrading":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+    def check(self, case: Case) -> TestResult:
+        started = time.monotonic()
+        test = TestResult(name=case.name, outcome=PASSED, score=0.0, max_score=0.0, public=case.scenario.public)
+        skip = self._skip_reason(case)
+        if skip:
+            test.outcome, test.feedback = SKIPPED, skip
+            return test
+        try:
+            if self.worker is None:
+                raise Problem("missing", self.error)
+            if self.options.device == "cuda" and case.needs_cuda and not self.oracle.cuda:
+                raise Problem("cuda", f"{CUDA_ABSENT}, but grading asked for --device cuda")
+            if case.scenario.specs is None:
+                self._compare(case, case.arguments())
+            else:
+                self._search(case)
+        except Problem as problem:
+            test.outcome, test.reason, test.feedback = FAILED, problem.kind, self._feedback(case, problem)
+        test.seconds = time.monotonic() - started
+        return test
+
+    def _skip_reason(self, case: Case) -> str:
+        if not case.needs_cuda or self.options.device == "cuda":
+            return ""
+        if self.options.device == "cpu":
+            return "CUDA case skipped: grading with --device cpu"
+        return "" if self.oracle.cuda else CUDA_ABSENT
+
+    def _compare(self, case: Case, arguments: dict) -> None:
+        request = {"op": "run", "scenario": case.scenario.key, "arguments": arguments}
+        timeout = self.course.limits.scenario_timeout_s
+        if time.monotonic() > self.deadline:
+            raise Problem("timeout", f"submission exceeded {self.course.limits.submission_timeout_s:g} s in all")
+        expected = self.oracle.observe(request, timeout * 3)
+        if "observation" not in expected:
+            raise RuntimeError(f"grader bug: torch.nn raised in {case.name}: {expected}")
+        try:
+            actual = self.worker.ask(request, timeout)
+        except WorkerFailed as failed:
+            raise self._worker_problem(failed) from None
+        if "observation" not in actual:
+            raised = actual.get("raised") or {"type": "unknown", "message": ""}
+            if RAISED in _as_dict(expected["observation"]):
+                want = expected["observation"][RAISED]["type"]
+                text = f"torch.nn raised {want}, your mynn raised {raised['type']}: {raised['message']}"
+            else:
+                text = f"your mynn raised {raised['type']}: {raised['message']}"
+            raise Problem("raised", _one_line(text), raised=raised)
+        difference = compare(expected["observation"], actual["observation"], case.scenario.tolerance)
+        if difference:
+            raised = _raised_of(difference.actual)
+            raise Problem("mismatch", difference.describe(), difference, raised)
+
+    def _search(self, case: Case) -> None:
+        """Compare on many specs drawn by Hypothesis; keep the smallest that fails."""
+        dead: list[Problem] = []
+
+        @settings(derandomize=True, max_examples=case.scenario.examples, database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck), print_blob=False)
+        @given(spec=case.scenario.specs)
+        def property_holds(spec):
+            if dead:  # after a hang or crash, fail every example fast
+                raise dead[0]
+            try:
+                self._compare(case, case.arguments(spec))
+            except Problem as problem:
+                problem.spec = spec
+                if problem.kind in ("timeout", "crash", "import"):
+                    dead.append(problem)
+                raise
+
+        property_holds()
+
+    def _worker_problem(self, failed: WorkerFailed) -> Problem:
+        if failed.kind == "import":
+            error = self.worker.load_error or {}
+            where = f" ({error['file']}:{error.get('line', '?')})" if error.get("file") else ""
+            self.error = f"your package did not import: {error.get('type')}{where}: {error.get('message', '')}"
+            return Problem("import", self.error, raised=error)
+        return Problem(failed.kind, str(failed))
+
+    def _feedback(self, case: Case, problem: Problem) -> str:
+        lead = f"{case.scenario.doc}: " if case.scenario.doc else ""
+        hints = explain(case.scenario, problem.difference, problem.raised,
+                        self._exercise_of_file, self.exercise.id)
+        text = lead + problem.text
+        if problem.spec is not None:
+            text += f". Smallest failing case: {show(problem.spec, 300)}"
+        if hints:
+            text += ". Hint: " + "; ".join(hints)
+        return _one_line(text)
+
+    def _exercise_of_file(self, relpath: str) -> str | None:
+        found = self.course.exercise_of_file(relpath)
+        return found.id if found else None
+
+
+def _scored(exercise: Exercise, cases: list[Case], tests: list[TestResult], started: float,
+            error: str = "") -> ExerciseResult:
+    """Weight each counted test by its scenario's points; skipped tests do not count."""
+    counted = [(case, test) for case, test in zip(cases, tests) if test.outcome != SKIPPED]
+    total = sum(case.scenario.points for case, _ in counted)
+    for case, test in counted:
+        test.max_score = exercise.points * case.scenario.points / total
+        test.score = test.max_score if test.outcome == PASSED else 0.0
+    return ExerciseResult(
+        id=exercise.id,
+        score=sum(t.score for t in tests),
+        max_score=float(exercise.points),
+        tests=tests,
+        error=error,
+        seconds=time.monotonic() - started,
+    )
+
+
+def _raised_of(observation) -> dict | None:
+    return observation[RAISED] if RAISED in _as_dict(observation) else None
+
+
+def _as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _one_line(text: str, limit: int = 900) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

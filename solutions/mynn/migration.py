@@ -1,0 +1,5 @@
+"""Placeholder."""
+
+
+class Migration:
+    pass

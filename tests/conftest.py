@@ -1,0 +1,31 @@
+"""Shared fixtures for the project's own tests."""
+from pathlib import Path
+
+import pytest
+
+from modlab.course import load_course
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def course():
+    return load_course(ROOT / "course.yaml")
+
+
+@pytest.fixture
+def make_submission(tmp_path, course):
+    """A submission folder: the stubs, with chosen files replaced.
+
+    ``make_submission({"walk.py": text})`` returns the folder holding ``mynn/``.
+    """
+    def make(files: dict[str, str], base: Path | None = None) -> Path:
+        package = tmp_path / "submission" / course.package
+        package.mkdir(parents=True, exist_ok=True)
+        for source in (base or ROOT / "exercises" / course.package).glob("*.py"):
+            (package / source.name).write_text(source.read_text())
+        for name, text in files.items():
+            (package / name).write_text(text)
+        return package.parent
+
+    return make
