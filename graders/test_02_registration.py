@@ -26,7 +26,11 @@ def init_creates_empty_registers(nn):
     return [registers(m), m.training]
 
 
-@scenario(points=3, public=True, hint=hints.BARE_TENSOR)
+ROUTING = hints.by_path(modules=hints.MODULE_NOT_REGISTERED, parameters=hints.BARE_TENSOR,
+                        buffers=hints.BARE_TENSOR)
+
+
+@scenario(points=3, public=True, hint=ROUTING)
 def setattr_routes_each_kind(nn):
     """__setattr__ routes Parameters, Modules and everything else"""
     m = nn.Module()
@@ -142,7 +146,7 @@ def none_keeps_a_slot(nn):
     return [before, registers(m), m.bias]
 
 
-@scenario(points=2, public=True)
+@scenario(points=2, public=True, hint=ROUTING)
 def replacing_keeps_position(nn):
     """replacing a registered value keeps its place in the register"""
     m = nn.Module()
@@ -197,7 +201,7 @@ def apply(nn, m, name, kind):
     return outcome(setattr, m, name, values[kind]())
 
 
-@scenario(points=4, specs=STEPS, examples=60)
+@scenario(points=4, specs=STEPS, examples=60, hint=ROUTING)
 def random_assignment_sequences(nn, spec):
     """any sequence of assignments leaves the registers as torch leaves them"""
     m = nn.Module()

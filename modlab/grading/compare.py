@@ -152,7 +152,7 @@ def _show(value) -> str:
     if tag == DICT:
         return "{" + ", ".join(f"{key!r}: {_show(item)}" for key, item in value[DICT]) + "}"
     if tag == OBJECT:
-        return f"<{value[OBJECT]} object>"
+        return f"<{value[OBJECT].rsplit('.', 1)[-1]} object>"
     if tag == FLOAT:
         return value[FLOAT]
     if tag == "list":

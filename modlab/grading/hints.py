@@ -44,10 +44,28 @@ LAYER_IN_FORWARD = (
 ORDER = (
     "torch's order is a module's own parameters first, in assignment order, then each child's, depth first"
 )
+MODULE_NOT_REGISTERED = (
+    "a submodule assigned to self must go into _modules: left in __dict__ it is never registered, and "
+    "parameters(), state_dict() and .to() never see it"
+)
 UNREGISTERED_MOVE = (
     ".to() moves only registered tensors: a layer in a plain list stays behind, float32 on the CPU, "
     "and the next forward fails with a dtype or device mismatch"
 )
+
+def by_path(**hints_by_key):
+    """A hint chosen by where the difference is: ``by_path(modules=..., parameters=...)``
+    gives the hint whose key appears in the difference's path, else None."""
+
+    def choose(difference):
+        path = difference.path if difference else ""
+        for key, hint in hints_by_key.items():
+            if f"'{key}'" in path or f".{key}" in path:
+                return hint
+        return None
+
+    return choose
+
 
 _NOT_IMPLEMENTED = re.compile(r"exercise (\d\d)")
 _REGISTER_NAMES = re.compile(r"_parameters|_buffers|_modules|before Module.__init__")

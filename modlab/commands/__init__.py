@@ -1,0 +1,1 @@
+"""One module per `modlab` command; each has register(commands)."""

@@ -1,0 +1,32 @@
+"""``modlab build``: generate the student stubs from the reference."""
+from __future__ import annotations
+
+import argparse
+
+from modlab.course import load_course
+
+
+def register(commands) -> None:
+    sub = commands.add_parser(
+        "build", help="generate exercises/ (student stubs) from solutions/",
+        description="Generate the student starter kit: every solution region of solutions/<package>/ "
+                    "becomes `raise NotImplementedError(\"exercise NN: name\")`, signatures and "
+                    "docstrings kept.",
+        epilog="examples:\n  modlab build\n  modlab build --check   # exit 1 if exercises/ is stale",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub.add_argument("--check", action="store_true", help="only report files of exercises/ that are out of date")
+    sub.set_defaults(run=run_build)
+
+
+def run_build(args) -> int:
+    from modlab.build import build_exercises, stale_exercises
+
+    course = load_course(args.course)
+    if args.check:
+        stale = stale_exercises(course)
+        for name in stale:
+            print(f"exercises/{course.package}/{name} differs from what `modlab build` generates")
+        return 1 if stale else 0
+    for path in build_exercises(course):
+        print(f"wrote {path.relative_to(course.root)}")
+    return 0
