@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from modlab.cli import find_package, progress_printer
 from modlab.course import load_course
+from modlab.formats.outputs import add_output_options, write_outputs
+from modlab.runner.records import FAILED
 
 EPILOG_GRADE = """\
 examples:
@@ -13,7 +16,6 @@ examples:
   modlab grade exercises/ --exercise 03   # the untouched stubs of exercise 03: zero
   modlab grade submissions/ada --json ada.json --device cuda
 """
-
 
 
 def register(commands) -> None:
@@ -25,7 +27,7 @@ def register(commands) -> None:
         epilog=EPILOG_GRADE, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("path", type=Path, help="folder holding the package (or the package folder itself)")
     add_grading_options(sub)
-    sub.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    add_output_options(sub)
     sub.set_defaults(run=run_grade)
 
 
@@ -38,7 +40,6 @@ def add_grading_options(sub) -> None:
 
 
 def run_grade(args) -> int:
-    from modlab.formats.jsonfile import write_json
     from modlab.formats.table import score_table
     from modlab.runner.grade import GradeOptions, grade_submission
 
@@ -48,6 +49,18 @@ def run_grade(args) -> int:
     result = grade_submission(course, package_dir, exercises, GradeOptions(device=args.device),
                               progress=progress_printer(exercises or course.exercises))
     print(score_table(course, result))
-    if args.json:
-        write_json(args.json, result.to_json())
+    write_outputs(args, course, [result])
+    return cuda_status(args, [result])
+
+
+def cuda_status(args, results) -> int:
+    """Exit 3 when --device cuda was asked for and a CUDA case could not run:
+    a misconfigured GPU runner must fail its job, not pass by skipping."""
+    if args.device != "cuda":
+        return 0
+    missing = [t for r in results for e in r.exercises for t in e.tests if t.outcome == FAILED and t.reason == "cuda"]
+    if missing:
+        print(f"modlab grade: {len(missing)} CUDA cases could not run: CUDA not available on this runner",
+              file=sys.stderr)
+        return 3
     return 0
