@@ -32,4 +32,4 @@ def load_scenarios(course: Course, exercise: Exercise, public_only: bool = False
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no grader file for exercise {exercise.id}")
     import_grader(path)
-    return scenarios_of(exercise.id, public_only)
+    return scenarios_of(str(path.resolve()), public_only)

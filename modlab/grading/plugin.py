@@ -67,7 +67,7 @@ class ScenarioItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.case.scenario.key}: {self.case.name}"
+        return self.path, None, f"exercise {self.case.scenario.exercise}: {self.case.name}"
 
 
 def _grading_for(config, exercise_id: str) -> ExerciseGrading:

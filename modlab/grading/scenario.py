@@ -28,7 +28,7 @@ from .compare import Tolerance
 DEVICES = ("cpu", "cuda")
 GRADER_FILE = re.compile(r"test_(\d\d)_\w+\.py$")
 
-# Every scenario defined so far, by key ("03/own_members_before_children").
+# Every scenario defined so far, by key ("/course/graders/test_03_walk.py::own_members").
 # Filled as grader modules are imported, in the trusted process and in workers.
 REGISTRY: dict[str, "Scenario"] = {}
 
@@ -39,6 +39,7 @@ class Scenario:
 
     exercise: str
     name: str
+    file: str
     body: Callable
     points: float = 1.0
     public: bool = False
@@ -51,7 +52,8 @@ class Scenario:
 
     @property
     def key(self) -> str:
-        return f"{self.exercise}/{self.name}"
+        """Unique across courses: two courses may both have an exercise 01."""
+        return f"{self.file}::{self.name}"
 
     def cases(self) -> list["Case"]:
         """One case per device this scenario runs on."""
@@ -105,12 +107,14 @@ def scenario(points: float = 1, public: bool = False, hint=None, tolerance: Tole
     """
 
     def register(body: Callable) -> Scenario:
-        found = GRADER_FILE.search(body.__code__.co_filename)
+        file = body.__code__.co_filename
+        found = GRADER_FILE.search(file)
         if not found:
             raise ValueError(f"{body.__name__}: scenarios live in grader files named test_NN_slug.py")
         made = Scenario(
             exercise=found.group(1),
             name=body.__name__,
+            file=file,
             body=body,
             points=float(points),
             public=public,
@@ -127,6 +131,6 @@ def scenario(points: float = 1, public: bool = False, hint=None, tolerance: Tole
     return register
 
 
-def scenarios_of(exercise: str, public_only: bool = False) -> list[Scenario]:
-    """The registered scenarios of one exercise, in definition order."""
-    return [s for s in REGISTRY.values() if s.exercise == exercise and (s.public or not public_only)]
+def scenarios_of(grader_file: str, public_only: bool = False) -> list[Scenario]:
+    """The registered scenarios of one grader file, in definition order."""
+    return [s for s in REGISTRY.values() if s.file == grader_file and (s.public or not public_only)]
