@@ -1,0 +1,97 @@
+"""CUDA cases skip where CUDA is absent, and fail when grading asks for CUDA,
+so a misconfigured GPU runner can never pass by skipping."""
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from modlab.cli import main
+from modlab.course import load_course
+from modlab.runner.grade import GradeOptions, grade_exercise, oracle_for
+from modlab.runner.records import FAILED, PASSED, SKIPPED
+
+from conftest import ROOT
+
+GRADER = '''
+import torch
+from modlab.grading import scenario
+
+
+@scenario(devices=True)
+def parameter_on_device(nn, device):
+    """a Parameter made on a device stays there"""
+    return nn.Parameter(torch.ones(2, device=device))
+
+
+@scenario()
+def parameter_on_cpu(nn):
+    """a Parameter made on the CPU"""
+    return nn.Parameter(torch.ones(2))
+'''
+
+COURSE = '''
+course: {id: cuda-demo, title: CUDA demo, package: mynn}
+exercises:
+  - {id: "01", slug: parameter, title: Parameter, points: 10, files: [parameter.py]}
+'''
+
+
+@pytest.fixture(scope="module")
+def tiny_course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    (root / "course.yaml").write_text(COURSE)
+    shutil.copytree(ROOT / "solutions", root / "solutions")
+    (root / "graders").mkdir()
+    (root / "graders" / "test_01_parameter.py").write_text(GRADER)
+    (root / "graders" / "conftest.py").write_text('pytest_plugins = ["modlab.grading.plugin"]\n')
+    return load_course(root / "course.yaml")
+
+
+@pytest.fixture(scope="module")
+def cuda_here(tiny_course):
+    return oracle_for(tiny_course).cuda
+
+
+def outcomes(course, device):
+    result = grade_exercise(course, course.exercise("01"), course.solutions, GradeOptions(device=device))
+    return {t.name: (t.outcome, t.feedback) for t in result.tests}, result
+
+
+def test_auto_skips_cuda_cases_where_cuda_is_absent(tiny_course, cuda_here):
+    seen, result = outcomes(tiny_course, "auto")
+    if cuda_here:
+        assert seen["parameter_on_device[cuda]"][0] == PASSED
+    else:
+        assert seen["parameter_on_device[cuda]"] == (SKIPPED, "CUDA not available")
+    assert seen["parameter_on_device[cpu]"][0] == PASSED
+    assert result.score == result.max_score  # skipped cases do not count
+
+
+def test_device_cpu_skips_cuda_cases(tiny_course):
+    seen, _ = outcomes(tiny_course, "cpu")
+    assert seen["parameter_on_device[cuda]"][0] == SKIPPED
+
+
+def test_device_cuda_fails_cuda_cases_that_cannot_run(tiny_course, cuda_here):
+    if cuda_here:
+        pytest.skip("CUDA is available here: nothing can be missing")
+    seen, result = outcomes(tiny_course, "cuda")
+    outcome, feedback = seen["parameter_on_device[cuda]"]
+    assert outcome == FAILED and "CUDA not available" in feedback
+    assert result.score < result.max_score
+    status = main(["--course", str(tiny_course.root / "course.yaml"), "grade", str(tiny_course.solutions.parent),
+                   "--device", "cuda"])
+    assert status == 3
+
+
+@pytest.mark.parametrize("flag, expected", [([], "1 skipped"), (["--require-cuda"], "1 failed")])
+def test_pytest_option_require_cuda(tiny_course, cuda_here, flag, expected):
+    if cuda_here:
+        pytest.skip("CUDA is available here")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tiny_course.graders),
+         "--modlab-course", str(tiny_course.root / "course.yaml"), "-rs", *flag],
+        capture_output=True, text=True, cwd=tiny_course.root, timeout=120)
+    assert expected in run.stdout, run.stdout + run.stderr
+    assert "CUDA not available" in run.stdout
