@@ -48,6 +48,25 @@ MODULE_NOT_REGISTERED = (
     "a submodule assigned to self must go into _modules: left in __dict__ it is never registered, and "
     "parameters(), state_dict() and .to() never see it"
 )
+DOTTED_NAMES = (
+    "names are joined with a dot, and only between two parts: 'encoder.weight' below the top, 'weight' at "
+    "the top (no leading dot), 'model.weight' under prefix='model'"
+)
+RECURSE_IGNORED = (
+    "recurse=False means this module's own members only: the walk must not descend into the children"
+)
+NONE_SLOT_YIELDED = (
+    "an empty slot (register_parameter(name, None), add_module(name, None)) is kept in the register but "
+    "never yielded by the walk"
+)
+HOOK_RETURN_IGNORED = (
+    "a hook's return value matters: a forward pre-hook that returns something replaces the input (a single "
+    "value is wrapped into a tuple), a forward hook that returns something replaces the output; None keeps them"
+)
+MODE_NOT_RECURSIVE = (
+    "train(mode) and eval() set the flag on the whole tree: the module itself, then train(mode) on each child, "
+    "and they return self so that calls chain"
+)
 UNREGISTERED_MOVE = (
     ".to() moves only registered tensors: a layer in a plain list stays behind, float32 on the CPU, "
     "and the next forward fails with a dtype or device mismatch"
