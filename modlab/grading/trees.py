@@ -33,9 +33,12 @@ import functools
 import torch
 from hypothesis import strategies as st
 
-NAMES = ("a", "b", "c", "d", "e")
-SIZES = st.integers(1, 3)
-SHAPES = st.lists(SIZES, min_size=0, max_size=2)
+# One draw per choice keeps the choice sequence short, and Hypothesis shrinks
+# a short sequence quickly. Names are not in alphabetical order, so a walk that
+# sorts by name cannot pass by luck.
+NAMES = ("c", "a", "d", "b", "e")
+SHAPES = st.sampled_from([[], [1], [2], [3], [2, 3], [3, 1]])
+SIZES = st.sampled_from([[1, 1], [2, 3], [3, 2], [2, 2], [1, 3]])  # a leaf's (n_in, n_out)
 DTYPES = ("float32", "int64")
 YES_OR_NO = st.sampled_from([True, False])  # shrinks toward True: the common case
 CONTAINERS = ("seq", "list", "dict")
@@ -75,13 +78,9 @@ class _Drawing:
 
     def names(self, numbered: bool = False) -> list[str]:
         """Names for the members of one module: "0", "1"... in a Sequential or ModuleList."""
-        most = min(self.max_members, self.budget, len(NAMES))
-        if numbered:
-            names = [str(i) for i in range(self.draw(st.integers(0, most)))]
-        else:
-            names = self.draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=most))
-        self.budget -= len(names)
-        return names
+        count = self.draw(st.integers(0, min(self.max_members, self.budget, len(NAMES))))
+        self.budget -= count
+        return [str(i) for i in range(count)] if numbered else list(NAMES[:count])
 
     def members(self, path: str, depth: int) -> list:
         return [[name, self.member(_join(path, name), depth)] for name in self.names()]
@@ -109,7 +108,7 @@ class _Drawing:
         if kind == "leaf":
             bias = self.draw(YES_OR_NO)
             self.parameters += [f"{path}.weight"] + ([f"{path}.bias"] if bias else [])
-            made = ["leaf", self.draw(SIZES), self.draw(SIZES), bias]
+            made = ["leaf", *self.draw(SIZES), bias]
         elif kind == "module":
             made = ["module", self.members(path, depth + 1)]
         elif kind == "dict":
@@ -222,13 +221,14 @@ def named_tensors(pairs) -> list:
 
 
 def named_shapes(pairs) -> list:
-    """``[[name, shape], ...]``: names, order and shapes only."""
-    return [[name, list(tensor.shape)] for name, tensor in pairs]
+    """``[[name, shape], ...]``: names, order and shapes only (``None`` for a
+    ``None`` a walk should not have yielded)."""
+    return [[name, None if tensor is None else list(tensor.shape)] for name, tensor in pairs]
 
 
 def named_types(pairs) -> list:
-    """``[[name, class name], ...]`` for named modules or children."""
-    return [[name, type(module).__name__] for name, module in pairs]
+    """``[[name, class name], ...]`` for named modules or children (``None`` for ``None``)."""
+    return [[name, None if module is None else type(module).__name__] for name, module in pairs]
 
 
 def first_occurrences(items) -> list[int]:
