@@ -88,6 +88,12 @@ def oracle_for(course: Course) -> Oracle:
     return _oracles[course.id]
 
 
+def forget_oracles() -> None:
+    """In a process forked from a grading process: start an oracle of its own
+    when one is needed, never share the parent's (its pipe is the parent's)."""
+    _oracles.clear()
+
+
 def all_grader_files(course: Course) -> list[str]:
     return [str(grader_file(course, e)) for e in course.exercises if grader_file(course, e).is_file()]
 

@@ -1,0 +1,93 @@
+"""``modlab grade CLASS``: grade many submissions, resumably, in parallel."""
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from contextlib import contextmanager
+
+from modlab.cli import UsageError
+from modlab.course import Course
+from modlab.formats.outputs import write_outputs
+from modlab.grading.loader import grader_file
+
+
+def run_class(args, course: Course) -> int:
+    from modlab.runner.batch import Batch, ResultStore, pending
+    from modlab.runner.batch_display import Progress, duration, summary
+    from modlab.runner.batch_pool import grade_in_processes
+    from modlab.runner.grade import GradeOptions
+
+    from .grade import cuda_status
+
+    if args.gradescope:
+        raise UsageError("--gradescope describes one submission; grade a class with --out (and --json)")
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: expected at least 1")
+    submissions, shard = class_submissions(args, course)
+    batch = Batch(course, chosen_exercises(args, course), GradeOptions(device=args.device))
+    store = ResultStore(args.out)
+    store.begin(batch, [s.student for s in submissions], shard)
+    todo = pending(batch, store, submissions)
+    if len(todo) < len(submissions):
+        print(f"resuming: {len(submissions) - len(todo)} of {len(submissions)} students already graded "
+              f"in {args.out}", file=sys.stderr)
+    started = time.monotonic()
+    try:
+        with terminate_as_interrupt():
+            grade_in_processes(batch, todo, store, args.jobs, Progress(len(todo)).advance)
+    except KeyboardInterrupt:
+        print(f"\nmodlab grade: interrupted; what was graded is kept in {args.out}: "
+              f"run the same command again to resume", file=sys.stderr)
+        return 130
+    seconds = time.monotonic() - started
+    records = store.records([s.student for s in submissions])
+    gradebook = store.write_gradebook(course, records)
+    if records:
+        print(summary(course, records))
+    rate = f", {len(todo) / seconds * 60:.1f} per minute with {args.jobs} processes" if todo else ""
+    print(f"graded {len(todo)} submissions in {duration(seconds)}{rate}; records in {store.students}/, "
+          f"gradebook {gradebook}")
+    results = [r.result for r in records]
+    write_outputs(args, course, results)
+    if any(r.failure for r in records):
+        return 1
+    return cuda_status(args, results)
+
+
+def class_submissions(args, course: Course):
+    """The class's submissions (this shard's, with --shard), and the shard as (I, N)."""
+    from modlab.runner.batch_layout import find_submissions, in_shard, parse_shard
+
+    try:
+        submissions = find_submissions(args.path, course)
+        shard = parse_shard(args.shard) if args.shard else (1, 1)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    return in_shard(submissions, *shard), shard
+
+
+def chosen_exercises(args, course: Course):
+    """The exercises asked for; by default every exercise that has a grader."""
+    if args.exercise:
+        return [course.exercise(e) for e in args.exercise]
+    graded = [e for e in course.exercises if grader_file(course, e).is_file()]
+    ungraded = [e.id for e in course.exercises if e not in graded]
+    if ungraded:
+        print(f"modlab grade: no grader yet for exercise {', '.join(ungraded)}: not graded", file=sys.stderr)
+    if not graded:
+        raise UsageError(f"no grader files in {course.graders}")
+    return graded
+
+
+@contextmanager
+def terminate_as_interrupt():
+    """SIGTERM (a CI job cancelled, `kill`) stops the batch as cleanly as Ctrl-C."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

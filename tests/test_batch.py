@@ -1,0 +1,277 @@
+"""Grading a class: every submission gets a record; shards, -j and reruns agree byte for byte;
+an interrupted or killed batch resumes without regrading what it finished."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from modlab.cli import main
+from modlab.runner.batch import Batch, ResultStore, pending
+from modlab.runner.batch_display import Progress
+from modlab.runner.batch_layout import find_submissions, shard_of
+from modlab.runner.batch_pool import grade_in_processes
+from modlab.runner.grade import GradeOptions
+
+from conftest import ROOT
+from test_buggy_variants import apply_variant
+
+COURSE = ["--course", str(ROOT / "course.yaml")]
+SHARDS = 4
+
+
+def write_package(folder: Path, files: dict[str, str]) -> None:
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+
+
+def reference_files(course) -> dict[str, str]:
+    return {p.name: p.read_text() for p in course.solutions.glob("*.py")}
+
+
+def make_class(course, root: Path, slow: bool = False) -> Path:
+    """A small class in both layouts: the reference, the stubs, each buggy variant of
+    exercise 01, a package that does not import, nbgrader assignment folders, nothing."""
+    reference = reference_files(course)
+    stubs = {p.name: p.read_text() for p in (ROOT / "exercises" / course.package).glob("*.py")}
+    write_package(root / "ada" / course.package, reference)
+    write_package(root / "bob" / course.package, stubs)
+    for index, variant in enumerate(yaml.safe_load((ROOT / "tests/buggy/01_parameter.yaml").read_text())):
+        write_package(root / f"buggy{index}" / course.package,
+                      {**reference, "parameter.py": apply_variant(variant, course.solutions)})
+    write_package(root / "hal" / course.package, {**reference, "parameter.py": "raise ValueError('no')\n"})
+    write_package(root / "fay" / "01_parameter", {"parameter.py": reference["parameter.py"]})  # nbgrader's
+    (root / "gus").mkdir()  # submitted nothing: still gets a record
+    if slow:  # slow enough to interrupt: a package that takes a second to import
+        for name in ("yan", "zed"):
+            write_package(root / name / course.package,
+                          {**reference, "parameter.py": "import time\ntime.sleep(1)\n" + reference["parameter.py"]})
+    return root
+
+
+def grade(*args) -> int:
+    return main([*COURSE, "grade", *map(str, args)])
+
+
+@pytest.fixture(scope="module")
+def klass(course, tmp_path_factory):
+    return make_class(course, tmp_path_factory.mktemp("class") / "class")
+
+
+@pytest.fixture(scope="module")
+def one_run(klass, tmp_path_factory):
+    """The class graded in one go, with two processes."""
+    out = tmp_path_factory.mktemp("one") / "results"
+    assert grade(klass, "-e", "01", "-j", 2, "--out", out) == 0
+    return out
+
+
+def outcomes(results: Path) -> dict:
+    """Every record without its timings."""
+    seen = {}
+    for path in sorted((results / "students").glob("*.json")):
+        record = json.loads(path.read_text())
+        seen[path.stem] = [(e["id"], e["score"], e["error"], [(t["name"], t["outcome"], t["feedback"])
+                                                             for t in e["tests"]]) for e in record["exercises"]]
+    return seen
+
+
+def test_every_student_gets_a_record_in_either_layout(klass, one_run):
+    gradebook = (one_run / "gradebook.csv").read_text().splitlines()
+    assert gradebook[0] == "student,01_parameter,total,max_score,status"
+    rows = {line.split(",")[0]: line.split(",") for line in gradebook[1:]}
+    assert sorted(rows) == sorted(p.name for p in klass.iterdir())
+    assert rows["ada"][1:4] == rows["fay"][1:4] == ["10.00", "10.00", "10"]
+    assert rows["bob"][1] == rows["gus"][1] == rows["hal"][1] == "0.00"
+    assert all(0 < float(rows[f"buggy{i}"][1]) < 10 for i in range(3))
+    gus = json.loads((one_run / "students" / "gus.json").read_text())
+    assert "parameter.py, which is missing" in gus["exercises"][0]["error"]
+    assert all(row[-1] == "graded" for row in rows.values())
+
+
+def test_one_process_grades_as_two_do(klass, one_run, tmp_path):
+    assert grade(klass, "-e", "01", "-j", 1, "--out", tmp_path) == 0
+    assert (tmp_path / "gradebook.csv").read_bytes() == (one_run / "gradebook.csv").read_bytes()
+    assert outcomes(tmp_path) == outcomes(one_run)
+
+
+def test_four_merged_shards_equal_one_run_byte_for_byte(klass, one_run, tmp_path, capsys):
+    shards = [tmp_path / f"shard{i}" for i in range(1, SHARDS + 1)]
+    for index, out in enumerate(shards, 1):
+        assert grade(klass, "-e", "01", "-j", 1, "--shard", f"{index}/{SHARDS}", "--out", out) == 0
+    sizes = [len(list((s / "students").glob("*.json"))) for s in shards]
+    assert sum(sizes) == len(list(klass.iterdir())) and sum(n > 0 for n in sizes) >= 3, sizes
+    assert main([*COURSE, "merge", *map(str, shards), "--out", str(tmp_path / "merged")]) == 0
+    assert (tmp_path / "merged" / "gradebook.csv").read_bytes() == (one_run / "gradebook.csv").read_bytes()
+    assert outcomes(tmp_path / "merged") == outcomes(one_run)
+
+    capsys.readouterr()
+    assert main([*COURSE, "merge", *map(str, shards[:3]), "--out", str(tmp_path / "m2")]) == 2
+    assert f"shard {SHARDS}/{SHARDS} missing" in capsys.readouterr().err
+    assert main([*COURSE, "merge", *map(str, shards + shards[:1]), "--out", str(tmp_path / "m3")]) == 2
+    assert "are both shard 1/4" in capsys.readouterr().err
+
+
+def test_nbgrader_assignment_folders_are_found(course, tmp_path):
+    """nbgrader's course folder, its submitted/<student>/<assignment>/ with the files
+    beside the notebook or in a package folder; an assignment never submitted is expected
+    where nbgrader would put it."""
+    write_package(tmp_path / "submitted" / "ada" / "01_parameter", {"parameter.py": "", "01_parameter.ipynb": "{}"})
+    write_package(tmp_path / "submitted" / "ada" / "02_registration" / course.package, {"registration.py": ""})
+    [ada] = find_submissions(tmp_path, course)
+    assert ada.folder("01") == tmp_path / "submitted" / "ada" / "01_parameter"
+    assert ada.folder("02") == tmp_path / "submitted" / "ada" / "02_registration" / course.package
+    assert ada.folder("03") == tmp_path / "submitted" / "ada" / "03_walk"
+
+
+def test_shards_split_a_class_by_name_alone():
+    names = [f"student{i}" for i in range(200)]
+    split = {n: shard_of(n, SHARDS) for n in names}
+    assert set(split.values()) == set(range(1, SHARDS + 1))
+    assert {n: shard_of(n, SHARDS) for n in reversed(names)} == split  # no dependence on the others
+
+
+@pytest.mark.parametrize("argument, message", [("--shard=0/4", "1 <= I <= N"), ("--shard=5/4", "1 <= I <= N"),
+                                               ("--shard=a/b", "expected I/N"), ("--gradescope=x.json", "one submission")])
+def test_bad_class_options_are_one_line_errors(klass, tmp_path, capsys, argument, message):
+    assert grade(klass, argument, "--out", tmp_path) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_folder_without_submissions_is_refused(course, tmp_path, capsys):
+    (tmp_path / "notes").mkdir()
+    assert grade(tmp_path, "--out", tmp_path / "results") == 2
+    assert "no submissions found" in capsys.readouterr().err
+
+
+class DiesOnBob(Batch):
+    """A grading process that dies (a bug, the OOM killer) while grading bob."""
+
+    def grade(self, submission):
+        if submission.student == "bob":
+            os._exit(7)
+        return super().grade(submission)
+
+
+def test_a_grading_process_that_dies_costs_a_failure_record_not_the_batch(course, klass, tmp_path):
+    batch = DiesOnBob(course, [course.exercise("01")], GradeOptions(device="cpu"))
+    submissions = find_submissions(klass, course)
+    store = ResultStore(tmp_path)
+    store.begin(batch, [s.student for s in submissions], (1, 1))
+    grade_in_processes(batch, submissions, store, 2, lambda record: None)
+    records = {r.student: r for r in store.records([s.student for s in submissions])}
+    assert records["bob"].failure == "the grading process exited with code 7"
+    assert records["ada"].failure == "" and records["ada"].result.score == 10
+    assert [s.student for s in pending(batch, store, submissions)] == ["bob"]  # graded again next run
+    gradebook = store.write_gradebook(course, list(records.values())).read_text()
+    assert "bob,0.00,0.00,10,grading failed: the grading process exited with code 7" in gradebook
+
+
+def start_batch(klass: Path, out: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "modlab", *COURSE, "grade", str(klass), "-e", "01",
+                             "-j", "1", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+def wait_for_records(out: Path, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while len(list((out / "students").glob("*.json"))) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def session_alive(session: int) -> bool:
+    """Whether any process of this session (the batch and its grading processes) still runs."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session and fields[0] != "Z":
+            return True
+    return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_interrupted_and_killed_batches_resume_without_regrading(course, one_run, tmp_path):
+    klass = make_class(course, tmp_path / "class", slow=True)
+    out = tmp_path / "results"
+
+    batch = start_batch(klass, out)
+    wait_for_records(out, 2, batch)
+    batch.send_signal(signal.SIGINT)  # Ctrl-C: the terminal signals the batch's process group
+    _, err = batch.communicate(timeout=60)
+    assert batch.returncode == 130 and "run the same command again to resume" in err
+    assert not session_alive(batch.pid), "grading processes outlived an interrupted batch"
+
+    batch = start_batch(klass, out)
+    wait_for_records(out, 5, batch)
+    os.kill(batch.pid, signal.SIGKILL)  # killed outright: grading processes finish what they hold, then stop
+    batch.wait()
+    deadline = time.monotonic() + 60
+    while session_alive(batch.pid):
+        assert time.monotonic() < deadline, "grading processes outlived their killed parent"
+        time.sleep(0.1)
+
+    finished = {p.name: p.stat().st_mtime_ns for p in (out / "students").glob("*.json")}
+    assert all(json.loads((out / "students" / name).read_text()) for name in finished)  # never half written
+    batch = start_batch(klass, out)
+    _, err = batch.communicate(timeout=180)
+    assert batch.returncode == 0, err
+    assert f"resuming: {len(finished)} of {len(list(klass.iterdir()))} students already graded" in err
+    assert {name: (out / "students" / name).stat().st_mtime_ns for name in finished} == finished
+    assert not list((out / "students").glob(".*.tmp"))
+
+
+def test_a_changed_submission_is_graded_again(course, klass, tmp_path):
+    batch = Batch(course, [course.exercise("01")], GradeOptions(device="cpu"))
+    submissions = find_submissions(klass, course)
+    store = ResultStore(tmp_path)
+    ada = next(s for s in submissions if s.student == "ada")
+    store.save(batch.grade(ada))
+    assert ada not in pending(batch, store, submissions)
+    package = klass / "ada" / course.package
+    original = (package / "parameter.py").read_text()
+    try:
+        (package / "parameter.py").write_text(original + "\n# fixed a typo\n")
+        assert ada in pending(batch, store, submissions)
+    finally:
+        (package / "parameter.py").write_text(original)
+
+
+class FakeTerminal:
+    def __init__(self, tty: bool):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_redraws_on_a_terminal_and_prints_tenths_in_a_log(course, klass, tmp_path, tty):
+    batch = Batch(course, [course.exercise("01")], GradeOptions(device="cpu"))
+    record = batch.failed(find_submissions(klass, course)[0], "just a display test")
+    stream, ticks = FakeTerminal(tty), iter(range(100))
+    progress = Progress(40, stream, clock=lambda: next(ticks))
+    for _ in range(40):
+        progress.advance(record)
+    lines = stream.text.rstrip("\n").split("\n")
+    if tty:
+        assert stream.text.count("\r") == 40 and len(lines) == 1
+    else:
+        assert len(lines) == 10 and "\r" not in stream.text
+    assert "40/40 100% 40s elapsed, ETA 0s" in lines[-1]
