@@ -79,10 +79,19 @@ def stub_sources(course: Course) -> dict[str, str]:
 
 def build_exercises(course: Course, out: Path | None = None) -> list[Path]:
     """Write the stubs into ``exercises/<package>/`` (or ``out``); return the files written."""
-    target = out or course.root / "exercises" / course.package
+    return write_generated(out or course.root / "exercises" / course.package, stub_sources(course))
+
+
+def stale_exercises(course: Course) -> list[str]:
+    """Files of ``exercises/`` that differ from what the build generates."""
+    return stale_generated(course.root / "exercises" / course.package, stub_sources(course), "*.py")
+
+
+def write_generated(target: Path, sources: dict[str, str]) -> list[Path]:
+    """Write ``{file name: text}`` into ``target``, touching only files that changed."""
     target.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in stub_sources(course).items():
+    for name, text in sources.items():
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
@@ -90,11 +99,10 @@ def build_exercises(course: Course, out: Path | None = None) -> list[Path]:
     return written
 
 
-def stale_exercises(course: Course) -> list[str]:
-    """Files of ``exercises/`` that differ from what the build generates."""
-    target = course.root / "exercises" / course.package
-    wanted = stub_sources(course)
-    present = {path.name for path in target.glob("*.py")}
-    stale = [name for name, text in wanted.items()
+def stale_generated(target: Path, sources: dict[str, str], pattern: str) -> list[str]:
+    """Files of ``target`` (matching ``pattern``) that are missing, differ from
+    ``sources``, or are left over from an earlier build."""
+    present = {path.name for path in target.glob(pattern)}
+    stale = [name for name, text in sources.items()
              if not (target / name).is_file() or (target / name).read_text(encoding="utf-8") != text]
-    return sorted(stale + sorted(present - wanted.keys()))
+    return sorted(stale + sorted(present - sources.keys()))

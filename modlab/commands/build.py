@@ -8,10 +8,10 @@ from modlab.course import load_course
 
 def register(commands) -> None:
     sub = commands.add_parser(
-        "build", help="generate exercises/ (student stubs) from solutions/",
+        "build", help="generate exercises/ (student stubs and lesson notebooks)",
         description="Generate the student starter kit: every solution region of solutions/<package>/ "
                     "becomes `raise NotImplementedError(\"exercise NN: name\")`, signatures and "
-                    "docstrings kept.",
+                    "docstrings kept; every lesson lessons/NN_slug.md becomes exercises/NN_slug.ipynb.",
         epilog="examples:\n  modlab build\n  modlab build --check   # exit 1 if exercises/ is stale",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("--check", action="store_true", help="only report files of exercises/ that are out of date")
@@ -20,13 +20,14 @@ def register(commands) -> None:
 
 def run_build(args) -> int:
     from modlab.build import build_exercises, stale_exercises
+    from modlab.notebooks import build_notebooks, stale_notebooks
 
     course = load_course(args.course)
     if args.check:
-        stale = stale_exercises(course)
+        stale = [f"{course.package}/{name}" for name in stale_exercises(course)] + stale_notebooks(course)
         for name in stale:
-            print(f"exercises/{course.package}/{name} differs from what `modlab build` generates")
+            print(f"exercises/{name} differs from what `modlab build` generates")
         return 1 if stale else 0
-    for path in build_exercises(course):
+    for path in build_exercises(course) + build_notebooks(course):
         print(f"wrote {path.relative_to(course.root)}")
     return 0

@@ -1,0 +1,57 @@
+"""``modlab check NN``: the public checks of one exercise, on the student's package."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from modlab.course import load_course
+
+EPILOG = """\
+examples:
+  modlab check 03                 # the public checks of exercise 03 on ./mynn
+  modlab check 3 --path ~/course  # the package in another folder
+
+Each check runs the same scenario on torch.nn and on your package, in separate
+processes, and compares what they observe. Exit status: 0 all passed, 1 some
+failed, 2 the check could not run (unknown exercise, missing file, SyntaxError).
+"""
+
+
+def register(commands) -> None:
+    sub = commands.add_parser(
+        "check", help="run the public checks of one exercise on your package",
+        description="Run the public checks of exercise NN on your whole package (the folder holding "
+                    "mynn/), through the same runner as real grading, and print each check, passed or "
+                    "failed, with feedback. Takes a few seconds.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub.add_argument("exercise", metavar="NN", help="the exercise id, e.g. 03")
+    add_workspace_option(sub)
+    sub.set_defaults(run=run_check)
+
+
+def add_workspace_option(sub) -> None:
+    sub.add_argument("--path", type=Path, default=None, metavar="DIR",
+                     help="the folder holding your package (default: the current folder if it holds "
+                          "one, else the folder of course.yaml)")
+
+
+def run_check(args) -> int:
+    course = load_course(args.course)
+    exercise = course.exercise(args.exercise)
+    result = checked(course, exercise, args.path)
+    return 0 if result.failed == 0 and not result.error else 1
+
+
+def checked(course, exercise, path):
+    """Run and print the check; shared by ``check`` and ``submit``."""
+    from modlab.student import check, check_report, open_workspace, platform_note
+
+    workspace = open_workspace(course, path)
+    print(f"checking exercise {exercise.id} ({exercise.title}) on {workspace.package_dir} ...", flush=True)
+    note = platform_note()
+    if note:
+        print(note, file=sys.stderr)
+    result = check(workspace, exercise)
+    print(check_report(exercise, result))
+    return result

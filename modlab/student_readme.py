@@ -1,0 +1,92 @@
+"""The README of the student kit, filled in from ``course.yaml``."""
+from __future__ import annotations
+
+from string import Template
+
+from modlab.course import Course
+
+TEMPLATE = Template("""\
+# $title
+
+In this course you rebuild PyTorch's `nn.Module` as your own package, `$package`, one exercise at
+a time, and every piece is checked against the real `torch.nn`. Each exercise has a lesson
+notebook (`$notebook`, ...) that explains the idea, shows it on real `torch.nn`, and lists
+exactly what you write.
+
+## For students
+
+### Set up (once)
+
+Inside this folder, preferably in a fresh virtual environment
+(`python -m venv .venv`, then `source .venv/bin/activate` on Linux and macOS or
+`.venv\\Scripts\\activate` on Windows):
+
+```sh
+python -m pip install ".[notebook]"   # the modlab tool, PyTorch and JupyterLab
+modlab status                         # your exercises, their checks and due dates
+```
+
+### Each exercise
+
+```sh
+$steps
+```
+
+- `modlab check NN` runs the exercise's **public** checks on your whole `$package/` package and prints
+  each one, passed or failed, with what `torch.nn` did, what your code did, and the misconception
+  it points to. The last cell of each notebook runs the same command. The checks that grade your
+  submission include more cases than the public ones, so a passing check is a good sign, not a
+  promise.
+- Exercises build on each other: when a check fails inside an earlier exercise's code, the
+  message says which exercise to fix first.
+- `modlab submit NN` runs the checks once more (a failure warns, it does not stop you), then writes
+  `submissions/<student>-NN-<time>.zip` holding exactly that exercise's files and a manifest
+  (checksums, time, tool version).$upload
+  Submitting again never overwrites an earlier submission. Your student id comes from
+  `--student`, else from `JUPYTERHUB_USER`, else from your login name.
+- `modlab COMMAND --help` explains each command with an example.
+
+### The exercises
+
+| id | title | you write | points | due |
+| --- | --- | --- | --- | --- |
+$table
+
+### What is in this folder
+
+| path | what it is |
+| --- | --- |
+| `$package/` | your package: every file you edit is here |
+| `NN_slug.ipynb` | the lesson notebooks |
+| `graders/` | the public checks (read them: they show exactly what is compared) |
+| `course.yaml` | the exercises, as `modlab` reads them (do not edit) |
+| `modlab/`, `pyproject.toml` | the `modlab` tool that `pip install` sets up |
+| `submissions/` | your submissions, created by `modlab submit` |
+
+Works on Linux, macOS and Windows. Where processes are spawned rather than forked (macOS,
+Windows), each check starts a few seconds slower, and the resource limits that guard grading on
+Linux are not applied: `modlab` says so in one line and carries on.
+""")
+
+UPLOAD = "\n  Upload that file where your course asks you to."
+EXCHANGE = "\n  It also hands the submission to the course's nbgrader exchange, where your instructor collects it."
+
+
+def student_readme(course: Course) -> str:
+    """The kit's README.md for this course."""
+    rows = []
+    for exercise in course.exercises:
+        files = ", ".join(f"`{course.package}/{name}`" for name in exercise.files)
+        due = exercise.due.strftime("%Y-%m-%d %H:%M UTC") if exercise.due else "-"
+        title = exercise.title.replace("_", "\\_")  # Markdown would read __call__ as bold
+        rows.append(f"| {exercise.id} | {title} | {files} | {exercise.points:g} | {due} |")
+    first = course.exercises[0]
+    steps = [(f"jupyter lab {first.name}.ipynb", "read the lesson, run its examples"),
+             ("", f"write your code in {course.package}/{first.files[0]}"),
+             (f"modlab check {first.id}", "the public checks, in a few seconds"),
+             (f"modlab submit {first.id} --student YOUR_ID", "package your files for submission"),
+             ("modlab status", "what is checked and submitted")]
+    width = max(len(command) for command, _ in steps) + 2
+    return TEMPLATE.substitute(title=course.title, package=course.package, table="\n".join(rows),
+                               upload=EXCHANGE if course.exchange else UPLOAD, notebook=f"{first.name}.ipynb",
+                               steps="\n".join(f"{command:<{width}}# {what}" for command, what in steps))
