@@ -1,14 +1,458 @@
-"""Placeholder."""
+"""Exercise 05: containers, modules that hold modules.
+
+A container is an ordinary ``Module`` whose children have no natural
+attribute names. ``Sequential`` and ``ModuleList`` register theirs under
+``"0"``, ``"1"``, ... and ``ModuleDict`` under the keys you give it. Every
+operation only rearranges ``_modules``: that register is the container's
+whole state, which is why a container's layers are seen by ``parameters()``,
+``state_dict()`` and ``.to()`` while a plain Python list or dict of layers is
+seen by none of them.
+
+In the examples, ``Double`` is a small module whose ``forward`` returns ``2 * x``.
+"""
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+
 from .module import Module
 
 
-class Sequential(Module):
-    pass
+class _ModuleSequence(Module):
+    """What ``Sequential`` and ``ModuleList`` share: children kept in order and
+    reached by position, with their names renumbered ``"0"``, ``"1"``, ...
+    after a deletion."""
+
+    def __len__(self):
+        """The number of children.
+
+        Example::
+
+            >>> len(ModuleList([Module(), Module()]))
+            2
+        """
+        raise NotImplementedError("exercise 05: __len__")
+
+    def __iter__(self):
+        """Iterate over the children, in order.
+
+        Example::
+
+            >>> first, second = Sequential(Module(), Module())
+        """
+        raise NotImplementedError("exercise 05: __iter__")
+
+    def _key_at(self, idx):
+        """The ``_modules`` key of the child at position ``idx``.
+
+        Args:
+            idx: an integer position; negative counts from the end.
+
+        Raises:
+            TypeError: ``idx`` is not an integer.
+            IndexError: ``idx`` is out of range.
+        """
+        raise NotImplementedError("exercise 05: _key_at")
+
+    def __setitem__(self, idx, module):
+        """Replace the child at position ``idx``; it keeps its name and place.
+
+        Args:
+            idx: an integer position; negative counts from the end.
+            module: the new child.
+
+        Raises:
+            IndexError: ``idx`` is out of range.
+            TypeError: ``module`` is not a Module.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Module()])
+            >>> layers[-1] = Sequential()
+            >>> [type(m).__name__ for m in layers]
+            ['Module', 'Sequential']
+        """
+        raise NotImplementedError("exercise 05: __setitem__")
+
+    def __delitem__(self, idx):
+        """Remove the child at ``idx`` (an integer or a slice), then renumber
+        the children ``"0"``, ``"1"``, ... so the names match positions again.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Module(), Module()])
+            >>> del layers[0]
+            >>> list(layers._modules)
+            ['0', '1']
+        """
+        raise NotImplementedError("exercise 05: __delitem__")
+
+    def _renumber(self):
+        """Rename the children ``"0"``, ``"1"``, ... in their current order."""
+        raise NotImplementedError("exercise 05: _renumber")
+
+    def pop(self, idx):
+        """Remove the child (or the slice of children) at ``idx`` and return it.
+
+        Args:
+            idx: an integer position or a slice.
+
+        Returns:
+            The removed child; for a slice, a container of the removed children.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Sequential()])
+            >>> type(layers.pop(-1)).__name__, len(layers)
+            ('Sequential', 1)
+        """
+        raise NotImplementedError("exercise 05: pop")
+
+    def append(self, module):
+        """Add ``module`` at the end, named after its position.
+
+        Args:
+            module: the child to add.
+
+        Returns:
+            ``self``, so calls can be chained.
+
+        Raises:
+            TypeError: ``module`` is not a Module.
+
+        Example::
+
+            >>> layers = ModuleList().append(Module()).append(Module())
+            >>> list(layers._modules)
+            ['0', '1']
+        """
+        raise NotImplementedError("exercise 05: append")
+
+    def extend(self, modules):
+        """Append each module of an iterable, in order.
+
+        Args:
+            modules: an iterable of modules (a list, a generator, a container).
+
+        Returns:
+            ``self``.
+
+        Raises:
+            TypeError: ``modules`` is not iterable, or holds a non-Module.
+
+        Example::
+
+            >>> layers = ModuleList([Module()]).extend([Module(), Module()])
+            >>> len(layers)
+            3
+        """
+        raise NotImplementedError("exercise 05: extend")
+
+    def insert(self, index, module):
+        """Insert ``module`` before position ``index``, shifting the later
+        children one name up.
+
+        Args:
+            index: a position from ``-len(self)`` to ``len(self)``.
+            module: the child to insert.
+
+        Returns:
+            ``self``.
+
+        Raises:
+            AssertionError: ``module`` is not a Module (as torch raises it).
+            IndexError: ``index`` is out of range.
+
+        Example::
+
+            >>> seq = Sequential(Module()).insert(0, ModuleList())
+            >>> [type(m).__name__ for m in seq]
+            ['ModuleList', 'Module']
+        """
+        raise NotImplementedError("exercise 05: insert")
 
 
-class ModuleList(Module):
-    pass
+class Sequential(_ModuleSequence):
+    """A chain of modules: calling it feeds the input through each child in
+    turn and returns the last child's output.
+
+    Args:
+        *args: the children, named ``"0"``, ``"1"``, ...; or a single
+            ``OrderedDict`` mapping names to children.
+
+    Raises:
+        TypeError: a child that is not a Module (a plain ``dict`` is not
+            accepted as names: only an ``OrderedDict`` is).
+        KeyError: a name that ``add_module`` rejects.
+
+    Example::
+
+        >>> model = Sequential(Double(), Double())
+        >>> model(torch.ones(1))
+        tensor([4.])
+        >>> named = Sequential(OrderedDict([("encode", Double()), ("decode", Double())]))
+        >>> list(named._modules)
+        ['encode', 'decode']
+    """
+
+    def __init__(self, *args):
+        raise NotImplementedError("exercise 05: __init__")
+
+    def __getitem__(self, idx):
+        """The child at position ``idx``, or for a slice a new container of
+        the same class holding those children under their current names.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+            TypeError: ``idx`` is neither an integer nor a slice.
+
+        Example::
+
+            >>> model = Sequential(Module(), Module(), Module())
+            >>> list(model[1:]._modules)      # names are kept, not renumbered
+            ['1', '2']
+        """
+        raise NotImplementedError("exercise 05: __getitem__")
+
+    def __add__(self, other):
+        """A new ``Sequential`` with this one's children, then ``other``'s.
+
+        The children are shared, not copied.
+
+        Raises:
+            ValueError: ``other`` is not a Sequential.
+
+        Example::
+
+            >>> both = Sequential(Module()) + Sequential(Module())
+            >>> list(both._modules)
+            ['0', '1']
+        """
+        raise NotImplementedError("exercise 05: __add__")
+
+    def __iadd__(self, other):
+        """Append ``other``'s children to this Sequential, in place.
+
+        Raises:
+            ValueError: ``other`` is not a Sequential.
+
+        Example::
+
+            >>> model = Sequential(Module())
+            >>> model += Sequential(Module())
+            >>> len(model)
+            2
+        """
+        raise NotImplementedError("exercise 05: __iadd__")
+
+    def forward(self, input):
+        """Feed ``input`` through each child in order, calling each one
+        (``child(x)``, never ``child.forward(x)``) so that its hooks run.
+
+        Returns:
+            The last child's output; ``input`` itself when there are none.
+        """
+        raise NotImplementedError("exercise 05: forward")
+
+
+class ModuleList(_ModuleSequence):
+    """A list of modules, registered as children ``"0"``, ``"1"``, ...
+
+    Index it, iterate over it, append to it like a Python list; unlike a
+    Python list, every layer in it is seen by ``parameters()``, ``.to()``
+    and ``state_dict()``. It has no ``forward``: you decide how to call the
+    layers.
+
+    Args:
+        modules: an iterable of modules to start with.
+
+    Raises:
+        TypeError: ``modules`` is not iterable, or holds a non-Module.
+
+    Example::
+
+        >>> class Tower(Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.blocks = ModuleList([Double() for _ in range(3)])
+        ...     def forward(self, x):
+        ...         for block in self.blocks:
+        ...             x = block(x)
+        ...         return x
+        >>> list(Tower().blocks._modules)
+        ['0', '1', '2']
+    """
+
+    def __init__(self, modules=None):
+        raise NotImplementedError("exercise 05: __init__")
+
+    def __getitem__(self, idx):
+        """The child at position ``idx``, or for a slice a new container of
+        the same class holding those children renumbered from ``"0"``.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+            TypeError: ``idx`` is neither an integer nor a slice.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Module(), Module()])
+            >>> list(layers[1:]._modules)     # renumbered, unlike Sequential
+            ['0', '1']
+        """
+        raise NotImplementedError("exercise 05: __getitem__")
+
+    def __add__(self, other):
+        """A new ``ModuleList`` with this list's children, then those of
+        ``other`` (any iterable of modules). The children are shared.
+
+        Example::
+
+            >>> both = ModuleList([Module()]) + [Module()]
+            >>> type(both).__name__, len(both)
+            ('ModuleList', 2)
+        """
+        raise NotImplementedError("exercise 05: __add__")
+
+    def __iadd__(self, modules):
+        """``layers += modules`` is ``layers.extend(modules)``.
+
+        Example::
+
+            >>> layers = ModuleList()
+            >>> layers += [Module(), Module()]
+            >>> len(layers)
+            2
+        """
+        raise NotImplementedError("exercise 05: __iadd__")
 
 
 class ModuleDict(Module):
-    pass
+    """A dictionary of modules, each registered as a child under its key.
+
+    Keys keep their insertion order. A key must be a name ``add_module``
+    accepts: a non-empty string without ".".
+
+    Args:
+        modules: a mapping of names to modules (``dict``, ``OrderedDict``,
+            another ``ModuleDict``) or an iterable of ``(name, module)`` pairs.
+
+    Raises:
+        TypeError: ``modules`` is not iterable, or a value is not a Module.
+        ValueError: a pair that does not have exactly two items.
+
+    Example::
+
+        >>> heads = ModuleDict({"left": Double(), "right": Module()})
+        >>> list(heads.keys()), "left" in heads
+        (['left', 'right'], True)
+    """
+
+    def __init__(self, modules=None):
+        raise NotImplementedError("exercise 05: __init__")
+
+    def __getitem__(self, key):
+        """The child registered under ``key``.
+
+        Raises:
+            KeyError: no child has that key.
+        """
+        raise NotImplementedError("exercise 05: __getitem__")
+
+    def __setitem__(self, key, module):
+        """Register ``module`` under ``key``; an existing key keeps its place.
+
+        Raises:
+            TypeError: ``key`` is not a string, or ``module`` not a Module.
+            KeyError: ``key`` is empty, contains ".", or names an attribute.
+
+        Example::
+
+            >>> heads = ModuleDict()
+            >>> heads["out"] = Module()
+            >>> list(heads._modules)
+            ['out']
+        """
+        raise NotImplementedError("exercise 05: __setitem__")
+
+    def __delitem__(self, key):
+        """Unregister the child under ``key``.
+
+        Raises:
+            KeyError: no child has that key.
+        """
+        raise NotImplementedError("exercise 05: __delitem__")
+
+    def __len__(self):
+        """The number of children."""
+        raise NotImplementedError("exercise 05: __len__")
+
+    def __iter__(self):
+        """Iterate over the keys, in insertion order, as a dict does."""
+        raise NotImplementedError("exercise 05: __iter__")
+
+    def __contains__(self, key):
+        """Whether a child is registered under ``key``."""
+        raise NotImplementedError("exercise 05: __contains__")
+
+    def keys(self):
+        """The keys, in order (a view of ``_modules``)."""
+        raise NotImplementedError("exercise 05: keys")
+
+    def values(self):
+        """The children, in order (a view of ``_modules``)."""
+        raise NotImplementedError("exercise 05: values")
+
+    def items(self):
+        """The ``(key, child)`` pairs, in order (a view of ``_modules``)."""
+        raise NotImplementedError("exercise 05: items")
+
+    def pop(self, key):
+        """Unregister the child under ``key`` and return it.
+
+        Raises:
+            KeyError: no child has that key.
+
+        Example::
+
+            >>> heads = ModuleDict({"a": Module()})
+            >>> type(heads.pop("a")).__name__, len(heads)
+            ('Module', 0)
+        """
+        raise NotImplementedError("exercise 05: pop")
+
+    def clear(self):
+        """Unregister every child."""
+        raise NotImplementedError("exercise 05: clear")
+
+    def update(self, modules):
+        """Register each ``(key, module)`` of a mapping or of an iterable of
+        pairs, in its order; existing keys are overwritten in place.
+
+        Args:
+            modules: a mapping (``dict``, ``OrderedDict``, ``ModuleDict``) or
+                an iterable of ``(key, module)`` pairs.
+
+        Raises:
+            TypeError: ``modules`` is not iterable, an element is not a pair,
+                or a value is not a Module.
+            ValueError: an element does not have exactly two items.
+
+        Example::
+
+            >>> heads = ModuleDict({"a": Module()})
+            >>> heads.update([("b", Module()), ("a", Sequential())])
+            >>> [(k, type(m).__name__) for k, m in heads.items()]
+            [('a', 'Sequential'), ('b', 'Module')]
+        """
+        raise NotImplementedError("exercise 05: update")
+
+
+def _require_sequential(other):
+    """``+`` and ``+=`` on a Sequential take only another Sequential."""
+    raise NotImplementedError("exercise 05: _require_sequential")

@@ -107,12 +107,15 @@ def explain(scenario, difference, raised: dict | None, exercise_of_file, graded_
         origin = exercise_of_file(raised.get("file", ""))
         where = f"{raised['file']}:{raised.get('line', '?')}" if raised.get("file") else ""
         stub = raised["type"] == "NotImplementedError" and bool(_NOT_IMPLEMENTED.match(raised["message"]))
-        if origin and origin != graded_exercise:
+        # A missing register surfaces in exercise 02's __getattr__, but the cause is
+        # whoever skipped super().__init__(): blaming exercise 02 would mislead.
+        missing_register = raised["type"] == "AttributeError" and bool(_REGISTER_NAMES.search(raised["message"]))
+        if origin and origin != graded_exercise and not missing_register:
             hints.append(f"the failure is inside exercise {origin}'s code ({where}): fix exercise {origin} first")
         elif stub:
             function = raised["message"].split(": ", 1)[-1]
             hints.append(f"still the stub: fill in {function} in {raised.get('file', 'your package')}")
-        if raised["type"] == "AttributeError" and _REGISTER_NAMES.search(raised["message"]):
+        if missing_register:
             hints.append(MISSING_SUPER)
     hint = scenario.hint(difference) if callable(scenario.hint) else scenario.hint
     if hint and not stub:  # a stub teaches nothing about misconceptions yet

@@ -1,14 +1,583 @@
-"""Placeholder."""
+"""Exercise 05: containers, modules that hold modules.
+
+A container is an ordinary ``Module`` whose children have no natural
+attribute names. ``Sequential`` and ``ModuleList`` register theirs under
+``"0"``, ``"1"``, ... and ``ModuleDict`` under the keys you give it. Every
+operation only rearranges ``_modules``: that register is the container's
+whole state, which is why a container's layers are seen by ``parameters()``,
+``state_dict()`` and ``.to()`` while a plain Python list or dict of layers is
+seen by none of them.
+
+In the examples, ``Double`` is a small module whose ``forward`` returns ``2 * x``.
+"""
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+
 from .module import Module
 
 
-class Sequential(Module):
-    pass
+class _ModuleSequence(Module):
+    """What ``Sequential`` and ``ModuleList`` share: children kept in order and
+    reached by position, with their names renumbered ``"0"``, ``"1"``, ...
+    after a deletion."""
+
+    def __len__(self):
+        """The number of children.
+
+        Example::
+
+            >>> len(ModuleList([Module(), Module()]))
+            2
+        """
+        ### BEGIN SOLUTION
+        return len(self._modules)
+        ### END SOLUTION
+
+    def __iter__(self):
+        """Iterate over the children, in order.
+
+        Example::
+
+            >>> first, second = Sequential(Module(), Module())
+        """
+        ### BEGIN SOLUTION
+        return iter(self._modules.values())
+        ### END SOLUTION
+
+    def _key_at(self, idx):
+        """The ``_modules`` key of the child at position ``idx``.
+
+        Args:
+            idx: an integer position; negative counts from the end.
+
+        Raises:
+            TypeError: ``idx`` is not an integer.
+            IndexError: ``idx`` is out of range.
+        """
+        ### BEGIN SOLUTION
+        idx = operator.index(idx)  # ints and int-likes; floats and strings raise TypeError
+        size = len(self)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        return list(self._modules)[idx % size]
+        ### END SOLUTION
+
+    def __setitem__(self, idx, module):
+        """Replace the child at position ``idx``; it keeps its name and place.
+
+        Args:
+            idx: an integer position; negative counts from the end.
+            module: the new child.
+
+        Raises:
+            IndexError: ``idx`` is out of range.
+            TypeError: ``module`` is not a Module.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Module()])
+            >>> layers[-1] = Sequential()
+            >>> [type(m).__name__ for m in layers]
+            ['Module', 'Sequential']
+        """
+        ### BEGIN SOLUTION
+        setattr(self, self._key_at(idx), module)
+        ### END SOLUTION
+
+    def __delitem__(self, idx):
+        """Remove the child at ``idx`` (an integer or a slice), then renumber
+        the children ``"0"``, ``"1"``, ... so the names match positions again.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Module(), Module()])
+            >>> del layers[0]
+            >>> list(layers._modules)
+            ['0', '1']
+        """
+        ### BEGIN SOLUTION
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._key_at(idx)]
+        for key in keys:
+            delattr(self, key)
+        self._renumber()
+        ### END SOLUTION
+
+    def _renumber(self):
+        """Rename the children ``"0"``, ``"1"``, ... in their current order."""
+        ### BEGIN SOLUTION
+        children = list(self._modules.values())
+        self._modules.clear()
+        for position, child in enumerate(children):
+            self._modules[str(position)] = child
+        ### END SOLUTION
+
+    def pop(self, idx):
+        """Remove the child (or the slice of children) at ``idx`` and return it.
+
+        Args:
+            idx: an integer position or a slice.
+
+        Returns:
+            The removed child; for a slice, a container of the removed children.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Sequential()])
+            >>> type(layers.pop(-1)).__name__, len(layers)
+            ('Sequential', 1)
+        """
+        ### BEGIN SOLUTION
+        removed = self[idx]
+        del self[idx]
+        return removed
+        ### END SOLUTION
+
+    def append(self, module):
+        """Add ``module`` at the end, named after its position.
+
+        Args:
+            module: the child to add.
+
+        Returns:
+            ``self``, so calls can be chained.
+
+        Raises:
+            TypeError: ``module`` is not a Module.
+
+        Example::
+
+            >>> layers = ModuleList().append(Module()).append(Module())
+            >>> list(layers._modules)
+            ['0', '1']
+        """
+        ### BEGIN SOLUTION
+        self.add_module(str(len(self)), module)
+        return self
+        ### END SOLUTION
+
+    def extend(self, modules):
+        """Append each module of an iterable, in order.
+
+        Args:
+            modules: an iterable of modules (a list, a generator, a container).
+
+        Returns:
+            ``self``.
+
+        Raises:
+            TypeError: ``modules`` is not iterable, or holds a non-Module.
+
+        Example::
+
+            >>> layers = ModuleList([Module()]).extend([Module(), Module()])
+            >>> len(layers)
+            3
+        """
+        ### BEGIN SOLUTION
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"{type(self).__name__}.extend should be called with an iterable, "
+                            f"but got {type(modules).__name__}")
+        for module in modules:
+            self.append(module)
+        return self
+        ### END SOLUTION
+
+    def insert(self, index, module):
+        """Insert ``module`` before position ``index``, shifting the later
+        children one name up.
+
+        Args:
+            index: a position from ``-len(self)`` to ``len(self)``.
+            module: the child to insert.
+
+        Returns:
+            ``self``.
+
+        Raises:
+            AssertionError: ``module`` is not a Module (as torch raises it).
+            IndexError: ``index`` is out of range.
+
+        Example::
+
+            >>> seq = Sequential(Module()).insert(0, ModuleList())
+            >>> [type(m).__name__ for m in seq]
+            ['ModuleList', 'Module']
+        """
+        ### BEGIN SOLUTION
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        size = len(self)
+        if not -size <= index <= size:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + size if index < 0 else index
+        for position in range(size, index, -1):
+            self._modules[str(position)] = self._modules[str(position - 1)]
+        self._modules[str(index)] = module
+        return self
+        ### END SOLUTION
 
 
-class ModuleList(Module):
-    pass
+class Sequential(_ModuleSequence):
+    """A chain of modules: calling it feeds the input through each child in
+    turn and returns the last child's output.
+
+    Args:
+        *args: the children, named ``"0"``, ``"1"``, ...; or a single
+            ``OrderedDict`` mapping names to children.
+
+    Raises:
+        TypeError: a child that is not a Module (a plain ``dict`` is not
+            accepted as names: only an ``OrderedDict`` is).
+        KeyError: a name that ``add_module`` rejects.
+
+    Example::
+
+        >>> model = Sequential(Double(), Double())
+        >>> model(torch.ones(1))
+        tensor([4.])
+        >>> named = Sequential(OrderedDict([("encode", Double()), ("decode", Double())]))
+        >>> list(named._modules)
+        ['encode', 'decode']
+    """
+
+    def __init__(self, *args):
+        ### BEGIN SOLUTION
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for position, module in enumerate(args):
+                self.add_module(str(position), module)
+        ### END SOLUTION
+
+    def __getitem__(self, idx):
+        """The child at position ``idx``, or for a slice a new container of
+        the same class holding those children under their current names.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+            TypeError: ``idx`` is neither an integer nor a slice.
+
+        Example::
+
+            >>> model = Sequential(Module(), Module(), Module())
+            >>> list(model[1:]._modules)      # names are kept, not renumbered
+            ['1', '2']
+        """
+        ### BEGIN SOLUTION
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._key_at(idx)]
+        ### END SOLUTION
+
+    def __add__(self, other):
+        """A new ``Sequential`` with this one's children, then ``other``'s.
+
+        The children are shared, not copied.
+
+        Raises:
+            ValueError: ``other`` is not a Sequential.
+
+        Example::
+
+            >>> both = Sequential(Module()) + Sequential(Module())
+            >>> list(both._modules)
+            ['0', '1']
+        """
+        ### BEGIN SOLUTION
+        _require_sequential(other)
+        return Sequential().extend(self).extend(other)
+        ### END SOLUTION
+
+    def __iadd__(self, other):
+        """Append ``other``'s children to this Sequential, in place.
+
+        Raises:
+            ValueError: ``other`` is not a Sequential.
+
+        Example::
+
+            >>> model = Sequential(Module())
+            >>> model += Sequential(Module())
+            >>> len(model)
+            2
+        """
+        ### BEGIN SOLUTION
+        _require_sequential(other)
+        return self.extend(other)
+        ### END SOLUTION
+
+    def forward(self, input):
+        """Feed ``input`` through each child in order, calling each one
+        (``child(x)``, never ``child.forward(x)``) so that its hooks run.
+
+        Returns:
+            The last child's output; ``input`` itself when there are none.
+        """
+        ### BEGIN SOLUTION
+        for module in self:
+            input = module(input)
+        return input
+        ### END SOLUTION
+
+
+class ModuleList(_ModuleSequence):
+    """A list of modules, registered as children ``"0"``, ``"1"``, ...
+
+    Index it, iterate over it, append to it like a Python list; unlike a
+    Python list, every layer in it is seen by ``parameters()``, ``.to()``
+    and ``state_dict()``. It has no ``forward``: you decide how to call the
+    layers.
+
+    Args:
+        modules: an iterable of modules to start with.
+
+    Raises:
+        TypeError: ``modules`` is not iterable, or holds a non-Module.
+
+    Example::
+
+        >>> class Tower(Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.blocks = ModuleList([Double() for _ in range(3)])
+        ...     def forward(self, x):
+        ...         for block in self.blocks:
+        ...             x = block(x)
+        ...         return x
+        >>> list(Tower().blocks._modules)
+        ['0', '1', '2']
+    """
+
+    def __init__(self, modules=None):
+        ### BEGIN SOLUTION
+        super().__init__()
+        if modules is not None:
+            self += modules
+        ### END SOLUTION
+
+    def __getitem__(self, idx):
+        """The child at position ``idx``, or for a slice a new container of
+        the same class holding those children renumbered from ``"0"``.
+
+        Raises:
+            IndexError: an integer ``idx`` out of range.
+            TypeError: ``idx`` is neither an integer nor a slice.
+
+        Example::
+
+            >>> layers = ModuleList([Module(), Module(), Module()])
+            >>> list(layers[1:]._modules)     # renumbered, unlike Sequential
+            ['0', '1']
+        """
+        ### BEGIN SOLUTION
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._key_at(idx)]
+        ### END SOLUTION
+
+    def __add__(self, other):
+        """A new ``ModuleList`` with this list's children, then those of
+        ``other`` (any iterable of modules). The children are shared.
+
+        Example::
+
+            >>> both = ModuleList([Module()]) + [Module()]
+            >>> type(both).__name__, len(both)
+            ('ModuleList', 2)
+        """
+        ### BEGIN SOLUTION
+        return ModuleList().extend(self).extend(other)
+        ### END SOLUTION
+
+    def __iadd__(self, modules):
+        """``layers += modules`` is ``layers.extend(modules)``.
+
+        Example::
+
+            >>> layers = ModuleList()
+            >>> layers += [Module(), Module()]
+            >>> len(layers)
+            2
+        """
+        ### BEGIN SOLUTION
+        return self.extend(modules)
+        ### END SOLUTION
 
 
 class ModuleDict(Module):
-    pass
+    """A dictionary of modules, each registered as a child under its key.
+
+    Keys keep their insertion order. A key must be a name ``add_module``
+    accepts: a non-empty string without ".".
+
+    Args:
+        modules: a mapping of names to modules (``dict``, ``OrderedDict``,
+            another ``ModuleDict``) or an iterable of ``(name, module)`` pairs.
+
+    Raises:
+        TypeError: ``modules`` is not iterable, or a value is not a Module.
+        ValueError: a pair that does not have exactly two items.
+
+    Example::
+
+        >>> heads = ModuleDict({"left": Double(), "right": Module()})
+        >>> list(heads.keys()), "left" in heads
+        (['left', 'right'], True)
+    """
+
+    def __init__(self, modules=None):
+        ### BEGIN SOLUTION
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+        ### END SOLUTION
+
+    def __getitem__(self, key):
+        """The child registered under ``key``.
+
+        Raises:
+            KeyError: no child has that key.
+        """
+        ### BEGIN SOLUTION
+        return self._modules[key]
+        ### END SOLUTION
+
+    def __setitem__(self, key, module):
+        """Register ``module`` under ``key``; an existing key keeps its place.
+
+        Raises:
+            TypeError: ``key`` is not a string, or ``module`` not a Module.
+            KeyError: ``key`` is empty, contains ".", or names an attribute.
+
+        Example::
+
+            >>> heads = ModuleDict()
+            >>> heads["out"] = Module()
+            >>> list(heads._modules)
+            ['out']
+        """
+        ### BEGIN SOLUTION
+        self.add_module(key, module)
+        ### END SOLUTION
+
+    def __delitem__(self, key):
+        """Unregister the child under ``key``.
+
+        Raises:
+            KeyError: no child has that key.
+        """
+        ### BEGIN SOLUTION
+        del self._modules[key]
+        ### END SOLUTION
+
+    def __len__(self):
+        """The number of children."""
+        ### BEGIN SOLUTION
+        return len(self._modules)
+        ### END SOLUTION
+
+    def __iter__(self):
+        """Iterate over the keys, in insertion order, as a dict does."""
+        ### BEGIN SOLUTION
+        return iter(self._modules)
+        ### END SOLUTION
+
+    def __contains__(self, key):
+        """Whether a child is registered under ``key``."""
+        ### BEGIN SOLUTION
+        return key in self._modules
+        ### END SOLUTION
+
+    def keys(self):
+        """The keys, in order (a view of ``_modules``)."""
+        ### BEGIN SOLUTION
+        return self._modules.keys()
+        ### END SOLUTION
+
+    def values(self):
+        """The children, in order (a view of ``_modules``)."""
+        ### BEGIN SOLUTION
+        return self._modules.values()
+        ### END SOLUTION
+
+    def items(self):
+        """The ``(key, child)`` pairs, in order (a view of ``_modules``)."""
+        ### BEGIN SOLUTION
+        return self._modules.items()
+        ### END SOLUTION
+
+    def pop(self, key):
+        """Unregister the child under ``key`` and return it.
+
+        Raises:
+            KeyError: no child has that key.
+
+        Example::
+
+            >>> heads = ModuleDict({"a": Module()})
+            >>> type(heads.pop("a")).__name__, len(heads)
+            ('Module', 0)
+        """
+        ### BEGIN SOLUTION
+        removed = self[key]
+        del self[key]
+        return removed
+        ### END SOLUTION
+
+    def clear(self):
+        """Unregister every child."""
+        ### BEGIN SOLUTION
+        self._modules.clear()
+        ### END SOLUTION
+
+    def update(self, modules):
+        """Register each ``(key, module)`` of a mapping or of an iterable of
+        pairs, in its order; existing keys are overwritten in place.
+
+        Args:
+            modules: a mapping (``dict``, ``OrderedDict``, ``ModuleDict``) or
+                an iterable of ``(key, module)`` pairs.
+
+        Raises:
+            TypeError: ``modules`` is not iterable, an element is not a pair,
+                or a value is not a Module.
+            ValueError: an element does not have exactly two items.
+
+        Example::
+
+            >>> heads = ModuleDict({"a": Module()})
+            >>> heads.update([("b", Module()), ("a", Sequential())])
+            >>> [(k, type(m).__name__) for k, m in heads.items()]
+            [('a', 'Sequential'), ('b', 'Module')]
+        """
+        ### BEGIN SOLUTION
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
+                            f"but got {type(modules).__name__}")
+        pairs = modules.items() if isinstance(modules, (Mapping, ModuleDict)) else modules
+        for number, pair in enumerate(pairs):
+            if not isinstance(pair, Iterable):
+                raise TypeError(f"ModuleDict update sequence element #{number} should be Iterable; "
+                                f"is {type(pair).__name__}")
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{number} has length {len(pair)}; "
+                                 "2 is required")
+            self[pair[0]] = pair[1]
+        ### END SOLUTION
+
+
+def _require_sequential(other):
+    """``+`` and ``+=`` on a Sequential take only another Sequential."""
+    ### BEGIN SOLUTION
+    if not isinstance(other, Sequential):
+        raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+    ### END SOLUTION
