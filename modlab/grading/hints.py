@@ -67,6 +67,10 @@ MODE_NOT_RECURSIVE = (
     "train(mode) and eval() set the flag on the whole tree: the module itself, then train(mode) on each child, "
     "and they return self so that calls chain"
 )
+ZERO_GRAD_IN_PLACE = (
+    "zero_grad(set_to_none=False) keeps each .grad tensor and fills it with zeros in place (cut from any "
+    "gradient history first); only the default set_to_none=True replaces it with None"
+)
 UNREGISTERED_MOVE = (
     ".to() moves only registered tensors: a layer in a plain list stays behind, float32 on the CPU, "
     "and the next forward fails with a dtype or device mismatch"
