@@ -2,59 +2,44 @@
 from pathlib import Path
 
 import pytest
-import yaml
 
-from modlab.runner.grade import GradeOptions, grade_exercise
+from modlab.runner.grade import GradeOptions, grade_exercise, oracle_for
 from modlab.runner.records import FAILED
+from modlab.variants import Variant, load_variants, variant_package
 
-from conftest import ROOT
-
-BUGGY = Path(__file__).parent / "buggy"
-
-
-def variants():
-    for path in sorted(BUGGY.glob("*.yaml")):
-        for variant in yaml.safe_load(path.read_text()):
-            yield pytest.param(path.stem[:2], variant, id=f"{path.stem}-{variant['name']}",
-                               marks=[pytest.mark.cuda] if variant.get("cuda") else [])
+VARIANTS = load_variants(Path(__file__).parent / "buggy")
 
 
-def apply_variant(variant: dict, package: Path) -> str:
-    """The variant's file: the reference file with each edit applied exactly once."""
-    text = (package / variant["file"]).read_text()
-    for edit in variant["replace"]:
-        count = text.count(edit["old"])
-        assert count == 1, f"{variant['name']}: `old` occurs {count} times in {variant['file']}; update the variant"
-        text = text.replace(edit["old"], edit["new"])
-    return text
-
-
-def buggy_submission(course, variant, tmp_path) -> Path:
-    package = tmp_path / course.package
-    package.mkdir()
-    for source in course.solutions.glob("*.py"):
-        (package / source.name).write_text(source.read_text())
-    (package / variant["file"]).write_text(apply_variant(variant, course.solutions))
-    return package
-
-
-@pytest.mark.parametrize("exercise_id, variant", variants())
-def test_variant_loses_points_with_feedback_that_names_the_mistake(course, tmp_path, exercise_id, variant):
-    exercise = course.exercise(exercise_id)
-    assert variant["file"] in exercise.files
-    device = "cuda" if variant.get("cuda") else "cpu"
-    result = grade_exercise(course, exercise, buggy_submission(course, variant, tmp_path), GradeOptions(device=device))
+@pytest.mark.parametrize("variant", [
+    pytest.param(v, id=f"{v.exercise}-{v.name}", marks=[pytest.mark.cuda] if v.cuda else []) for v in VARIANTS
+])
+def test_variant_loses_points_with_feedback_that_names_the_mistake(course, tmp_path, variant: Variant):
+    exercise = course.exercise(variant.exercise)
+    if variant.cuda and not oracle_for(course).cuda:
+        pytest.skip("CUDA not available")  # without CUDA every CUDA case fails, bug or not
+    device = "cuda" if variant.cuda else "cpu"
+    result = grade_exercise(course, exercise, variant_package(course, variant, tmp_path), GradeOptions(device=device))
     failed = [t for t in result.tests if t.outcome == FAILED]
-    assert failed, f"{variant['name']} passed every grader test of exercise {exercise_id}"
+    assert failed, f"{variant.name} passed every grader test of exercise {variant.exercise}"
     assert result.score < result.max_score
     feedback = " | ".join(t.feedback for t in failed)
-    assert variant["expect"].lower() in feedback.lower(), feedback
+    assert variant.expect.lower() in feedback.lower(), feedback
 
 
-def test_variants_leave_other_exercises_whole(course):
-    """Grafting grades exercise k with only exercise k's files from the submission:
-    a variant's file belongs to exactly one exercise."""
-    for path in BUGGY.glob("*.yaml"):
-        for variant in yaml.safe_load(path.read_text()):
-            owners = [e.id for e in course.exercises if variant["file"] in e.files]
-            assert owners == [path.stem[:2]], variant["name"]
+def test_each_variant_edits_a_file_of_its_own_exercise_only(course):
+    """Grafting grades exercise k with only exercise k's files from the submission,
+    so a variant's file must belong to exactly its own exercise."""
+    for variant in VARIANTS:
+        owners = [e.id for e in course.exercises if variant.file in e.files]
+        assert owners == [variant.exercise], variant.name
+
+
+def test_every_edit_applies_exactly_once(course):
+    for variant in VARIANTS:
+        variant.apply((course.solutions / variant.file).read_text())
+
+
+def test_a_stale_edit_fails_loudly():
+    stale = Variant("01", "stale", "parameter.py", "x", (("no such text", "y"),))
+    with pytest.raises(ValueError, match="occurs 0 times"):
+        stale.apply("class Parameter: pass\n")
