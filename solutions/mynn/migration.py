@@ -1,5 +1,208 @@
-"""Placeholder."""
+"""Exercise 07: device and dtype migration.
+
+``model.to(torch.float64)``, ``model.cuda()`` and ``model.half()`` are all one
+walk, ``_apply(fn)``: visit every registered tensor and convert it with
+``fn``. Two rules make it safe to call at any time:
+
+* a Parameter keeps its identity, only its data is replaced, so an optimizer
+  built before the move still holds the model's parameters (and a gradient
+  moves along with its parameter);
+* only floating-point (and complex) tensors change dtype: an integer buffer
+  such as ``num_batches_tracked`` stays an integer.
+
+Only registered tensors are visited. A layer kept in a plain list, or a bare
+tensor attribute, stays where it was, and the next forward pass fails with a
+dtype or device mismatch.
+"""
+import torch
 
 
 class Migration:
-    pass
+    """Converting every registered tensor of a module tree: devices and dtypes."""
+
+    def _apply(self, fn):
+        """Replace every parameter, gradient and buffer ``t`` of the tree by ``fn(t)``.
+
+        Children are converted first. A parameter keeps its identity: its
+        ``.data`` becomes ``fn(param)``, computed without tracking gradients;
+        its gradient, if any, is converted the same way. A buffer is
+        replaced by ``fn(buffer)``. Empty (``None``) slots are skipped.
+
+        Args:
+            fn: a function from a tensor to the converted tensor.
+
+        Returns:
+            self
+
+        Example::
+
+            >>> model._apply(lambda t: t.double())   # what model.double() does
+        """
+        ### BEGIN SOLUTION
+        for child in self.children():
+            child._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            # .data swaps the storage under the same Parameter object; no_grad
+            # keeps fn out of the autograd graph, so the parameter stays a leaf.
+            with torch.no_grad():
+                param.data = fn(param)
+                if param.grad is not None:
+                    param.grad.data = fn(param.grad)
+        for name, buffer in self._buffers.items():
+            if buffer is not None:
+                self._buffers[name] = fn(buffer)
+        return self
+        ### END SOLUTION
+
+    def apply(self, fn):
+        """Call ``fn(module)`` on every child (recursively), then on self.
+
+        Typically used to initialise weights.
+
+        Args:
+            fn: a function of one module; its result is ignored.
+
+        Returns:
+            self
+
+        Example::
+
+            >>> @torch.no_grad()
+            ... def init(m):
+            ...     if isinstance(m, Line):
+            ...         m.weight.fill_(1.0)
+            >>> model.apply(init)
+        """
+        ### BEGIN SOLUTION
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+        ### END SOLUTION
+
+    def to(self, *args, **kwargs):
+        """Move and/or cast the parameters and buffers, in place.
+
+        Called like ``torch.Tensor.to``::
+
+            to(device=None, dtype=None, non_blocking=False)
+            to(dtype, non_blocking=False)
+            to(tensor, non_blocking=False)   # that tensor's device and dtype
+
+        Only floating-point and complex tensors take the new dtype; integer
+        and bool tensors keep theirs and only move to ``device``.
+
+        Args:
+            device: the target device (``torch.device``, ``"cuda:0"``, ``0``).
+            dtype: the target floating-point or complex dtype.
+            tensor: a tensor whose device and dtype are the targets.
+            non_blocking: copy asynchronously where possible (pinned CPU
+                memory to CUDA).
+            memory_format: keyword only, the memory format for 4D and 5D
+                tensors.
+
+        Returns:
+            self
+
+        Raises:
+            TypeError: ``dtype`` is not floating point or complex.
+
+        Example::
+
+            >>> model.to(torch.float64)
+            >>> model.to("cuda", non_blocking=True)
+            >>> model.to(batch)           # the batch's device and dtype
+        """
+        ### BEGIN SOLUTION
+        device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*args, **kwargs)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex "
+                            f"dtypes, but got desired dtype={dtype}")
+        return self._apply(lambda t: _convert(t, device, dtype, non_blocking, memory_format))
+        ### END SOLUTION
+
+    def cuda(self, device=None):
+        """Move every parameter and buffer to a CUDA device, in place.
+
+        Args:
+            device: the device index or ``torch.device``; the current CUDA
+                device by default.
+
+        Returns:
+            self
+        """
+        ### BEGIN SOLUTION
+        return self._apply(lambda t: t.cuda(device))
+        ### END SOLUTION
+
+    def cpu(self):
+        """Move every parameter and buffer to the CPU, in place.
+
+        Returns:
+            self
+        """
+        ### BEGIN SOLUTION
+        return self._apply(lambda t: t.cpu())
+        ### END SOLUTION
+
+    def float(self):
+        """Cast floating-point parameters and buffers to ``float32``; others stay.
+
+        Returns:
+            self
+        """
+        ### BEGIN SOLUTION
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        ### END SOLUTION
+
+    def double(self):
+        """Cast floating-point parameters and buffers to ``float64``; others stay.
+
+        Returns:
+            self
+        """
+        ### BEGIN SOLUTION
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        ### END SOLUTION
+
+    def half(self):
+        """Cast floating-point parameters and buffers to ``float16``; others stay.
+
+        Returns:
+            self
+        """
+        ### BEGIN SOLUTION
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        ### END SOLUTION
+
+    def type(self, dst_type):
+        """Cast *every* parameter and buffer, integer ones included, to ``dst_type``.
+
+        Unlike ``to`` and ``double``, this casts integer buffers too.
+
+        Args:
+            dst_type: a dtype (``torch.float64``) or a tensor type name
+                (``"torch.DoubleTensor"``).
+
+        Returns:
+            self
+
+        Example::
+
+            >>> model.type(torch.float64)   # num_batches_tracked becomes float64 too
+        """
+        ### BEGIN SOLUTION
+        return self._apply(lambda t: t.type(dst_type))
+        ### END SOLUTION
+
+
+def _convert(tensor, device, dtype, non_blocking, memory_format):
+    """``tensor`` on ``device``; in ``dtype`` only if it is floating point or complex."""
+    ### BEGIN SOLUTION
+    target = dtype if tensor.is_floating_point() or tensor.is_complex() else None
+    if memory_format is not None and tensor.dim() in (4, 5):
+        return tensor.to(device, target, non_blocking, memory_format=memory_format)
+    return tensor.to(device, target, non_blocking)
+    ### END SOLUTION

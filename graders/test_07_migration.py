@@ -1,0 +1,355 @@
+"""Exercise 07: device and dtype migration. Every scenario runs once per
+device ("cpu", "cuda"; CUDA cases skip where CUDA is absent). On the CPU a
+move to "cpu" changes nothing, so those cases still grade what the CPU can
+show: dtypes, identities, gradients, integer buffers and unregistered layers."""
+import torch
+
+from modlab.grading import hints, outcome, scenario
+from modlab.grading.trees import build_tree, module_trees
+
+NEW_PARAMETERS = (
+    "_apply must keep each Parameter object and replace its data (param.data = fn(param)): a new "
+    "Parameter leaves an optimizer built before .to() holding tensors the model no longer uses"
+)
+INTEGER_CAST = (
+    "only floating-point and complex tensors take the new dtype: integer and bool buffers (such as "
+    "num_batches_tracked) keep theirs; only .type() casts every tensor"
+)
+GRADS_LEFT = (
+    "a gradient moves with its parameter: _apply converts param.grad with the same fn, or the next "
+    "optimizer step mixes dtypes or devices"
+)
+INTEGER_DTYPE = "Module.to() accepts only floating-point or complex dtypes and raises TypeError for any other"
+EVERY_TENSOR = (
+    "to(), cuda() and cpu() must convert every registered tensor, on every device: parameters (their "
+    ".data), gradients and buffers, in all the forms torch accepts (device, dtype, tensor, keywords)"
+)
+CHILDREN_FIRST = (
+    "apply(fn) and _apply(fn) recurse into children() first (each distinct child once), then handle "
+    "the module itself, and return self"
+)
+INTEGER_DTYPES = {"int64", "bool", "torch.int64", "torch.bool"}
+
+
+def or_integer_cast(hint):
+    """``hint``, unless the difference is an integer tensor that changed dtype."""
+
+    def choose(difference):
+        if difference and str(difference.expected) in INTEGER_DTYPES:
+            return INTEGER_CAST
+        return hint
+
+    return choose
+
+
+def affine_class(nn):
+    """A Linear-like leaf (``F.linear``), with an int64 step counter and a bool mask."""
+
+    class Affine(nn.Module):
+        def __init__(self, n_in=3, n_out=3):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(n_out, n_in))
+            self.bias = nn.Parameter(torch.randn(n_out))
+            self.register_buffer("steps", torch.tensor(3))
+            self.register_buffer("mask", torch.ones(n_out, dtype=torch.bool))
+            self.register_buffer("mean", torch.randn(n_out))
+
+        def forward(self, x):
+            return torch.nn.functional.linear(x, self.weight, self.bias)
+
+    return Affine
+
+
+def net_class(nn):
+    Affine = affine_class(nn)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = Affine()
+            self.gain = nn.Parameter(torch.randn(3))
+            self.second = Affine()
+
+        def forward(self, x):
+            return self.second(self.first(x) * self.gain)
+
+    return Net
+
+
+def registered(model):
+    """Every registered tensor (parameters, then buffers, module by module) as
+    ``[name, tensor]``, read from the registers, not through the walk."""
+    return [[prefix + name, tensor] for prefix, module in _modules(model)
+            for register in (module._parameters, module._buffers) for name, tensor in register.items()]
+
+
+def _modules(model, prefix=""):
+    yield prefix, model
+    for name, child in model._modules.items():
+        if child is not None:
+            yield from _modules(child, f"{prefix}{name}.")
+
+
+def tensors(model):
+    """Every registered tensor as it is now: name, class, requires_grad, a copy of
+    its values (dtype, device) and of its gradient; later moves cannot change it."""
+    return [[name, None] if t is None else [name, type(t).__name__, t.requires_grad, _copy(t), _copy(t.grad)]
+            for name, t in registered(model)]
+
+
+def _copy(tensor):
+    return None if tensor is None else tensor.detach().clone()
+
+
+def parameters(model):
+    """The registered Parameters (and None slots), read from the registers."""
+    return [p for _, module in _modules(model) for p in module._parameters.values()]
+
+
+def same_objects(model, before):
+    """Whether each registered Parameter is still the object it was in ``before``."""
+    return [now is then for now, then in zip(parameters(model), before)]
+
+
+def dtypes(model):
+    return [[name, t.dtype, t.device.type] for name, t in registered(model)]
+
+
+def trained(model, x):
+    """The model after one backward pass, so its parameters have gradients."""
+    model(x).pow(2).sum().backward()
+    return model
+
+
+@scenario(points=3, public=True, devices=True, hint=or_integer_cast(NEW_PARAMETERS))
+def to_keeps_parameter_identity(nn, device):
+    """to(device, float64) converts every parameter in place: same objects, still leaves"""
+    model = net_class(nn)()
+    before = parameters(model)
+    returned = model.to(device, torch.float64)
+    leaves = [[t.is_leaf, t.requires_grad] for _, t in registered(model)]
+    return [returned is model, same_objects(model, before), leaves, tensors(model)]
+
+
+@scenario(points=3, public=True, devices=True, hint=or_integer_cast(NEW_PARAMETERS))
+def optimizer_built_before_to_still_trains(nn, device):
+    """an optimizer built before .to() still trains the moved model"""
+    model = net_class(nn)()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model.to(device, torch.float64)
+    losses = []
+    for _ in range(2):
+        optimizer.zero_grad()
+        loss = model(torch.ones(2, 3, dtype=torch.float64, device=device)).pow(2).sum()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return [losses, tensors(model)]
+
+
+@scenario(points=3, devices=True, hint=or_integer_cast(GRADS_LEFT))
+def grads_move_with_parameters(nn, device):
+    """gradients take their parameter's new dtype and device"""
+    model = trained(net_class(nn)(), torch.ones(2, 3))
+    model.to(device, torch.float64)
+    after_to = tensors(model)
+    model.half()
+    return [after_to, tensors(model)]
+
+
+@scenario(points=3, public=True, devices=True, hint=INTEGER_CAST)
+def integer_buffers_keep_their_dtype(nn, device):
+    """to(), double(), half() and float() cast floating tensors only: int64 and bool buffers stay"""
+    model = affine_class(nn)()
+    seen = []
+    for convert in (lambda: model.to(device, torch.float64), model.half, model.double, model.float):
+        convert()
+        seen.append(dtypes(model))
+    return [seen, model.steps, model.mask]
+
+
+@scenario(points=2, devices=True, hint=or_integer_cast(None))
+def buffers_are_replaced(nn, device):
+    """a converted buffer is a new tensor in the register; an unconverted one is kept"""
+    model = affine_class(nn)()
+    mean, steps = model.mean, model.steps
+    model.to(device, torch.float64)
+    return [model.mean is mean, model.steps is steps, model._buffers["mean"] is model.mean, model.mean]
+
+
+@scenario(points=2, devices=True, hint=INTEGER_DTYPE)
+def to_with_an_integer_dtype_raises(nn, device):
+    """to(torch.int64) and friends raise TypeError and leave the model as it was"""
+    model = affine_class(nn)()
+    attempts = [outcome(model.to, torch.int64), outcome(model.to, device, torch.int32),
+                outcome(model.to, dtype=torch.bool), outcome(model.to, torch.ones(1, dtype=torch.long))]
+    return [attempts, tensors(model)]
+
+
+@scenario(points=3, public=True, devices=True, hint=or_integer_cast(EVERY_TENSOR))
+def to_argument_forms(nn, device):
+    """to() takes a device, a dtype, both, a tensor, keywords and non_blocking, like torch"""
+    model = affine_class(nn)()
+    calls = [
+        lambda: model.to(torch.float64),
+        lambda: model.to(device),
+        lambda: model.to(device, torch.float16),
+        lambda: model.to(dtype=torch.float32, device=torch.device(device)),
+        lambda: model.to(torch.zeros(1, dtype=torch.float64, device=device)),
+        lambda: model.to(torch.float32, non_blocking=True),
+        lambda: model.to("cpu"),
+        lambda: model.to(device=device, non_blocking=True),
+    ]
+    seen = []
+    for call in calls:
+        seen.append([call() is model, dtypes(model)])
+    return [seen, tensors(model)]
+
+
+@scenario(points=1, devices=True, hint=INTEGER_CAST)
+def complex_dtypes(nn, device):
+    """to(complex64) converts floating tensors to complex; double() leaves complex ones alone"""
+    model = affine_class(nn)()
+    model.to(device, torch.complex64)
+    first = tensors(model)
+    model.double()
+    return [first, tensors(model)]
+
+
+@scenario(points=2, devices=True)
+def half_and_back_loses_precision(nn, device):
+    """half() then float() rounds the values through float16, as torch does"""
+    model = affine_class(nn)().to(device)
+    with torch.no_grad():
+        model.weight.mul_(1 / 3)
+    model.double().half().float()
+    return tensors(model)
+
+
+@scenario(points=2, devices=True, hint=INTEGER_CAST)
+def type_casts_every_tensor(nn, device):
+    """type(dtype) casts integer buffers too; an integer type fails on the parameters"""
+    model = affine_class(nn)().to(device)
+    returned = model.type(torch.float64)
+    cast = tensors(model)
+    return [returned is model, cast, outcome(model.type, torch.int32), tensors(model)]
+
+
+@scenario(points=3, public=True, devices=True, hint=EVERY_TENSOR)
+def cuda_and_cpu_move_everything(nn, device):
+    """cuda() moves every parameter, gradient and buffer to the GPU, cpu() brings them back"""
+    model = trained(net_class(nn)(), torch.ones(2, 3))
+    before = parameters(model)
+    there = model.cuda() if device == "cuda" else model.cpu()
+    moved = [there is model, [str(t.device) for _, t in registered(model)], same_objects(model, before)]
+    back = model.cpu()
+    return [moved, back is model, tensors(model)]
+
+
+@scenario(points=2, public=True, devices=True, hint=CHILDREN_FIRST)
+def apply_visits_children_first(nn, device):
+    """apply(fn) calls fn on each distinct child, recursively, then on the module itself"""
+    Affine = affine_class(nn)
+    model = net_class(nn)()
+    model.twin = model.first           # the same child twice in one parent: visited once
+    model.inner = nn.Module()
+    model.inner.again = model.second   # reachable from another parent too: visited again
+    seen = []
+    returned = model.to(device).apply(lambda m: seen.append(type(m).__name__))
+
+    @torch.no_grad()
+    def init(m):
+        if isinstance(m, Affine):
+            m.weight.fill_(0.5)
+
+    model.apply(init)
+    return [returned is model, seen, tensors(model)]
+
+
+@scenario(points=3, public=True, devices=True, hint=hints.UNREGISTERED_MOVE)
+def plain_list_layers_stay_behind(nn, device):
+    """layers in a plain list are not moved: after .to(float64) the next forward fails"""
+    Affine = affine_class(nn)
+
+    class Stack(nn.Module):
+        def __init__(self, hidden):
+            super().__init__()
+            self.hidden = hidden
+            self.head = Affine()
+
+        def forward(self, x):
+            for layer in self.hidden:
+                x = torch.relu(layer(x))
+            return self.head(x)
+
+    broken = Stack([Affine(), Affine()]).to(device, torch.float64)
+    fixed = Stack(nn.ModuleList([Affine(), Affine()])).to(device, torch.float64)
+    x = torch.ones(2, 3, dtype=torch.float64, device=device)
+    failure = outcome(broken, x)
+    return [[broken.head.weight.dtype, broken.head.weight.device.type],
+            [[layer.weight.dtype, layer.weight.device.type] for layer in broken.hidden],
+            failure, fixed(x)]
+
+
+@scenario(points=2, devices=True, hint=hints.UNREGISTERED_MOVE)
+def bare_tensor_attributes_stay(nn, device):
+    """a bare tensor attribute is not state: .to() leaves it where it was"""
+    model = affine_class(nn)()
+    model.scale = torch.ones(3)
+    model.extras = {"w": nn.Parameter(torch.ones(2))}
+    model.to(device, torch.float64)
+    return [model.scale, model.extras["w"], model.weight.dtype, model.weight.device.type]
+
+
+@scenario(points=1, devices=True, hint=or_integer_cast(None))
+def empty_slots_are_skipped(nn, device):
+    """None parameters, buffers and children are skipped and stay None"""
+    model = affine_class(nn)()
+    model.register_parameter("scale", None)
+    model.register_buffer("running", None)
+    model.add_module("head", None)
+    model.to(device, torch.float64).half().cpu()
+    return [model.scale, model.running, model.head, tensors(model)]
+
+
+@scenario(points=2, devices=True, hint=or_integer_cast(NEW_PARAMETERS))
+def tied_and_shared_stay_tied(nn, device):
+    """a tied Parameter and a shared module are still one object after the move"""
+    Affine = affine_class(nn)
+    model = nn.Module()
+    model.encoder, model.decoder = Affine(), Affine()
+    model.decoder.weight = model.encoder.weight
+    model.again = model.encoder
+    model.to(device, torch.float64)
+    return [model.decoder.weight is model.encoder.weight, model.again is model.encoder, tensors(model)]
+
+
+@scenario(points=2, devices=True, hint=CHILDREN_FIRST)
+def private_apply_converts_under_no_grad(nn, device):
+    """_apply(fn) keeps parameters as leaves, converts gradients and buffers too, and returns self"""
+    model = trained(net_class(nn)(), torch.ones(2, 3)).to(device)
+    returned = model._apply(lambda t: t * 2 if t.is_floating_point() else t + 1)
+    leaves = [[t.is_leaf, t.grad_fn is None] for _, t in registered(model)]
+    return [returned is model, leaves, tensors(model)]
+
+
+TREES = module_trees(containers=True)
+
+
+@scenario(points=3, devices=True, specs=TREES, examples=30, hint=or_integer_cast(NEW_PARAMETERS))
+def random_trees_to_float64(nn, device, spec):
+    """on random module trees, to(device, float64) converts like torch and keeps every Parameter"""
+    model = build_tree(nn, spec)
+    before = parameters(model)
+    model.to(device, torch.float64)
+    return [same_objects(model, before), tensors(model)]
+
+
+@scenario(points=2, devices=True, specs=TREES, examples=30, hint=CHILDREN_FIRST)
+def random_trees_apply(nn, device, spec):
+    """on random module trees, _apply and apply visit what torch visits, as often"""
+    model = build_tree(nn, spec).to(device)
+    model._apply(lambda t: t + 1)
+    seen = []
+    model.apply(lambda m: seen.append(sorted(m._parameters) + sorted(m._modules)))
+    return [seen, tensors(model)]
