@@ -61,6 +61,7 @@ def affine_class(nn):
 
 
 def net_class(nn):
+    """Two Affine layers around a Parameter of the parent itself."""
     Affine = affine_class(nn)
 
     class Net(nn.Module):
@@ -112,6 +113,7 @@ def same_objects(model, before):
 
 
 def dtypes(model):
+    """``[name, dtype, device type]`` of every registered tensor, as it is now."""
     return [[name, t.dtype, t.device.type] for name, t in registered(model)]
 
 
