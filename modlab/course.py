@@ -42,6 +42,9 @@ class Exercise:
     points: float
     files: tuple[str, ...]
     due: dt.datetime | None = None
+    # Graded with the submission's whole package instead of its files grafted
+    # into the reference: for an exercise where the earlier ones meet (the capstone).
+    cumulative: bool = False
 
     @property
     def name(self) -> str:
@@ -168,6 +171,7 @@ def _parse_exercise(raw, where: str) -> Exercise:
         points=points,
         files=files,
         due=_parse_due(item.get("due"), f"{where}.due"),
+        cumulative=_flag(item.get("cumulative", False), f"{where}.cumulative"),
     )
 
 
@@ -216,6 +220,12 @@ def _string(raw, where: str, pattern: re.Pattern | None = None) -> str:
         raise CourseError(f"{where}: expected a non-empty string, got {_kind(raw)}")
     if pattern and not pattern.match(raw):
         raise CourseError(f"{where}: {raw!r} does not match {pattern.pattern}")
+    return raw
+
+
+def _flag(raw, where: str) -> bool:
+    if not isinstance(raw, bool):
+        raise CourseError(f"{where}: expected true or false, got {_kind(raw)}")
     return raw
 
 

@@ -99,13 +99,15 @@ def all_grader_files(course: Course) -> list[str]:
 
 
 def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode: str) -> dict[str, str]:
-    """The graded package as ``{file: source}``.
+    """The graded package as ``{file: source}``: in ``graft`` mode the
+    reference with the exercise's files from the submission, in ``whole``
+    mode, or for a ``cumulative`` exercise, the submission's package.
 
     Raises:
         FileNotFoundError: a file the exercise names is missing.
     """
     package_dir = Path(package_dir)
-    base = package_dir if mode == WHOLE else course.solutions
+    base = package_dir if mode == WHOLE or exercise.cumulative else course.solutions
     sources = {path.name: path.read_text(encoding="utf-8") for path in sorted(base.glob("*.py"))}
     for name in exercise.files:
         path = package_dir / name

@@ -1,5 +1,80 @@
-"""Placeholder."""
+"""Exercise 08 (part 1): ``print(model)``.
+
+``repr(model)`` is a walk over ``_modules``, like every other ``Module``
+method: each child prints itself, indented under ``(name): ``, and each layer
+adds its own settings through ``extra_repr``. A layer left out of the
+registers is left out of the printout too, which makes ``print(model)`` the
+quickest check that every layer was registered::
+
+    Net(
+      (body): Sequential(
+        (0): Linear(in_features=2, out_features=4, bias=True)
+        (1): ReLU()
+      )
+      (head): Linear(in_features=4, out_features=1, bias=True)
+    )
+"""
 
 
 class Printing:
-    pass
+    """``__repr__`` for modules: the module tree, one child per line."""
+
+    def _get_name(self):
+        """The name a module prints under: its class's name (``"Linear"``)."""
+        ### BEGIN SOLUTION
+        return type(self).__name__
+        ### END SOLUTION
+
+    def extra_repr(self):
+        """The module's own settings, printed inside its parentheses.
+
+        Layers override it; the base module has nothing to add.
+
+        Returns:
+            A string, one line per setting group, or ``""`` for none.
+
+        Example::
+
+            >>> Linear(2, 3).extra_repr()
+            'in_features=2, out_features=3, bias=True'
+        """
+        ### BEGIN SOLUTION
+        return ""
+        ### END SOLUTION
+
+    def __repr__(self):
+        """The module tree: the name, then ``extra_repr``'s lines and one
+        ``(name): child`` line per registered child, each indented by two
+        spaces (a child's own lines too).
+
+        A module with a one-line ``extra_repr`` and no children prints on one
+        line; an empty ``None`` child slot prints as ``(name): None``.
+
+        Example::
+
+            >>> print(Sequential(Linear(2, 4), ReLU()))
+            Sequential(
+              (0): Linear(in_features=2, out_features=4, bias=True)
+              (1): ReLU()
+            )
+        """
+        ### BEGIN SOLUTION
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): {_indent(repr(child), 2)}" for name, child in self._modules.items()]
+        if not extra_lines and not child_lines:
+            return self._get_name() + "()"
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{self._get_name()}({extra_lines[0]})"
+        body = "\n  ".join(extra_lines + child_lines)
+        return f"{self._get_name()}(\n  {body}\n)"
+        ### END SOLUTION
+
+
+def _indent(text, spaces):
+    """Indent every line of ``text`` but the first by ``spaces`` spaces; lines
+    left blank stay empty."""
+    ### BEGIN SOLUTION
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])
+    ### END SOLUTION
