@@ -131,15 +131,19 @@ class _Examination:
         self.findings: list[Finding] = []
         self.seen_modules: set[int] = set()
         self.counted: set[int] = set()  # tensors already in a count
-        self.registered_tensors: set[int] = set()
+        self.registered_tensors: set[int] = set()  # what a module's registers hold
         registered = list(_registered_tree(model, ""))
-        for module, _ in registered:
+        self.expected = self._enter(registered)
+        for module, path in registered:
+            self._look_inside(module, path)
+
+    def _enter(self, tree) -> int:
+        """Remember a tree's modules and registered tensors; count its parameters."""
+        for module, _ in tree:
             self.seen_modules.add(id(module))
             for register in ("_parameters", "_buffers"):
                 self.registered_tensors.update(id(t) for t in vars(module)[register].values() if t is not None)
-        self.expected = sum(self._count(module) for module, _ in registered)
-        for module, path in registered:
-            self._look_inside(module, path)
+        return sum(self._count(module) for module, _ in tree)
 
     def _count(self, module) -> int:
         """The numbers in one module's own parameters not counted before."""
@@ -172,8 +176,7 @@ class _Examination:
         if id(module) in self.seen_modules:
             return  # registered elsewhere, or found already: an alias, not a hidden layer
         subtree = list(_registered_tree(module, path))
-        self.seen_modules.update(id(m) for m, _ in subtree)
-        holds = sum(self._count(m) for m, _ in subtree)
+        holds = self._enter(subtree)
         self.expected += holds
         where = f"in a plain {container}" if container else "set around __setattr__, not in _modules"
         self.findings.append(Finding(path, _describe_module(module), holds,
