@@ -26,6 +26,8 @@ from .process import WorkerFailed, WorkerProcess
 from .records import FAILED, PASSED, SKIPPED, ExerciseResult, SubmissionResult, TestResult
 
 GRAFT, WHOLE = "graft", "whole"
+# Failures of the worker, not of the answer: the same for every spec.
+WORKER_FAILURES = ("timeout", "crash", "import", "limit", "tamper", "protocol")
 CUDA_ABSENT = "CUDA not available"
 
 
@@ -107,7 +109,7 @@ def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode:
         FileNotFoundError: a file the exercise names is missing.
     """
     package_dir = Path(package_dir)
-    base = package_dir if mode == WHOLE or exercise.cumulative else course.solutions
+    base = package_dir if whole_package(exercise, mode) else course.solutions
     sources = {path.name: path.read_text(encoding="utf-8") for path in sorted(base.glob("*.py"))}
     for name in exercise.files:
         path = package_dir / name
@@ -115,6 +117,11 @@ def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode:
             raise FileNotFoundError(f"exercise {exercise.id} needs {course.package}/{name}, which is missing from {package_dir}")
         sources[name] = path.read_text(encoding="utf-8", errors="replace")
     return sources
+
+
+def whole_package(exercise: Exercise, mode: str) -> bool:
+    """Whether the submission's whole package is graded, not just the exercise's files."""
+    return mode == WHOLE or exercise.cumulative
 
 
 def grade_submission(course: Course, package_dir: Path, exercises: list[Exercise] | None = None,
@@ -157,8 +164,9 @@ class ExerciseGrading:
         except (FileNotFoundError, UnicodeDecodeError) as missing:
             self.error, self.worker = str(missing), None
         else:
-            world = {"kind": "package", "package": course.package, "sources": sources}
-            self.worker = WorkerProcess(world, all_grader_files(course))
+            own = sorted(sources) if whole_package(exercise, options.mode) else list(exercise.files)
+            world = {"kind": "package", "package": course.package, "sources": sources, "own": own}
+            self.worker = WorkerProcess(world, all_grader_files(course), limits=course.limits)
 
     def __enter__(self) -> "ExerciseGrading":
         return self
@@ -237,7 +245,7 @@ class ExerciseGrading:
                 self._compare(case, case.arguments(spec))
             except Problem as problem:
                 problem.spec = spec
-                if problem.kind in ("timeout", "crash", "import"):
+                if problem.kind in WORKER_FAILURES:
                     dead.append(problem)
                 raise
 

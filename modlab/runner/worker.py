@@ -1,17 +1,29 @@
 """The worker: the one module that runs a graded package's code.
 
-It runs in its own process, started by :mod:`modlab.runner.process`, and
-serves one "world": either ``torch.nn`` itself (the trusted oracle) or a
-``mynn`` package assembled in memory from source texts. For every request it
-runs a scenario body with that world as ``nn`` and answers with the plain-data
-observation of :mod:`modlab.grading.observe`. Requests and answers are JSON
-bytes; nothing is pickled in either direction.
+It runs in its own process, forked by the zygote (:mod:`.zygote`) or spawned
+where there is no fork, and serves one "world": ``torch.nn`` itself (the
+trusted oracle) or a ``mynn`` package. A worker for a package:
+
+1. is confined first (:func:`.sandbox.confine`), before any of the
+   submission's code exists in it;
+2. receives its world from the grading process: the submission's files as
+   source text (also written to its private directory, so its tracebacks
+   show them), the reference's other files as compiled code objects
+   (``marshal``), so that ``inspect.getsource`` finds nothing to copy;
+3. installs tripwires on torch.nn (:mod:`.tamper`), loads the package from
+   memory and says hello: loaded, or the import error, and what confines it;
+4. answers requests until EOF: runs a scenario body with the package as
+   ``nn`` and answers with the plain-data observation of
+   :mod:`modlab.grading.observe`.
+
+Requests and answers are JSON bytes; nothing is unpickled on the grading side.
 """
 from __future__ import annotations
 
 import importlib.abc
 import importlib.util
 import json
+import marshal
 import os
 import random
 import sys
@@ -22,6 +34,8 @@ import torch
 from modlab.grading import observe
 from modlab.grading.scenario import REGISTRY
 
+from . import tamper
+from .sandbox import Policy, confine
 
 class SourcePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Import a package from ``{relative path: source text}`` held in memory.
@@ -31,16 +45,19 @@ class SourcePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     is ever imported in its place.
     """
 
-    def __init__(self, package: str, sources: dict[str, str]):
+    def __init__(self, package: str, sources: dict[str, str], code: dict):
         self.package = package
         self.sources = sources
+        self.code = code
+        self.loaded: list = []  # the package's modules, in the order they loaded
 
     def _relpath(self, fullname: str) -> str | None:
         if fullname == self.package:
             return "__init__.py"
         head, _, tail = fullname.partition(".")
-        if head == self.package and "." not in tail and f"{tail}.py" in self.sources:
-            return f"{tail}.py"
+        name = f"{tail}.py"
+        if head == self.package and "." not in tail and (name in self.sources or name in self.code):
+            return name
         return None
 
     def find_spec(self, fullname, path=None, target=None):
@@ -56,21 +73,23 @@ class SourcePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         relpath = self._relpath(module.__name__)
         filename = f"{self.package}/{relpath}"
         module.__file__ = filename
-        exec(compile(self.sources[relpath], filename, "exec"), module.__dict__)
+        code = self.code.get(relpath) or compile(self.sources[relpath], filename, "exec")
+        self.loaded.append(module)
+        exec(code, module.__dict__)
 
 
 def load_world(world: dict):
-    """The ``nn`` the scenarios of this process receive."""
+    """The ``nn`` the scenarios of this process receive, and the package's modules."""
     if world["kind"] == "torch":
-        return torch.nn
-    package = world["package"]
-    sys.meta_path.insert(0, SourcePackage(package, world["sources"]))
-    return importlib.import_module(package)
+        return torch.nn, []
+    finder = SourcePackage(world["package"], world["sources"], world.get("code", {}))
+    sys.meta_path.insert(0, finder)
+    return importlib.import_module(world["package"]), finder.loaded
 
 
 def failure(exc: BaseException, package: str | None) -> dict:
     """An exception as plain data, with the package file and line it came from."""
-    record = {"type": type(exc).__name__, "message": str(exc)[:500]}
+    record = {"type": type(exc).__name__, "message": _text(exc)[:500]}
     frames = traceback.extract_tb(exc.__traceback__)
     if isinstance(exc, SyntaxError) and exc.filename:
         frames.append(traceback.FrameSummary(exc.filename, exc.lineno or 0, "<module>"))
@@ -78,7 +97,32 @@ def failure(exc: BaseException, package: str | None) -> dict:
     if ours:
         record["file"] = ours[-1].filename.split("/", 1)[1]
         record["line"] = ours[-1].lineno
+    limit = _limit_reached(exc)
+    if limit:
+        record["limit"] = limit
     return record
+
+
+def _limit_reached(exc: BaseException | None) -> str:
+    """``memory`` or ``processes`` if the exception (or one it came from) says
+    that the worker hit that limit; otherwise ``""``."""
+    for _ in range(5):
+        if exc is None:
+            return ""
+        text = _text(exc)
+        if isinstance(exc, MemoryError) or "can't allocate memory" in text:
+            return "memory"
+        if isinstance(exc, BlockingIOError) or "can't start new thread" in text:
+            return "processes"
+        exc = exc.__cause__ or exc.__context__
+    return ""
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a submission's exception whose __str__ fails
+        return "<unprintable>"
 
 
 def run_request(nn, request: dict) -> dict:
@@ -86,7 +130,11 @@ def run_request(nn, request: dict) -> dict:
     scenario = REGISTRY[request["scenario"]]
     torch.manual_seed(request.get("seed", 0))
     random.seed(request.get("seed", 0))
-    return {"observation": observe.encode(scenario.body(nn, **request["arguments"]))}
+    result = scenario.body(nn, **request["arguments"])
+    # Observed as plain tensors: a tensor subclass's __torch_function__ cannot
+    # change what its detach(), reshape() or bytes look like to the encoder.
+    with torch._C.DisableTorchFunctionSubclass():
+        return {"observation": observe.encode(result)}
 
 
 def answer(request: dict, nn, package: str | None) -> dict:
@@ -98,25 +146,60 @@ def answer(request: dict, nn, package: str | None) -> dict:
         return {"raised": failure(exc, package)}
 
 
-def serve(connection, world: dict, grader_files: list[str]) -> None:
-    """Worker entry point: load the world, then answer requests until EOF."""
-    quiet = os.open(os.devnull, os.O_RDWR)
-    os.dup2(quiet, 1)
-    os.dup2(quiet, 2)
-    _import_graders(grader_files)
+def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()) -> None:
+    """Worker entry point: confine, load the world, then answer requests until EOF."""
+    _import_graders(grader_files)  # before confinement hides them (a no-op under the zygote)
+    sandbox = {}
+    if policy is not None:
+        try:
+            sandbox = confine(policy)
+        except Exception as exc:  # the machine's fault, not the submission's
+            connection.send_bytes(json.dumps({"loaded": False, "sandbox_error": f"{type(exc).__name__}: {exc}"}).encode())
+            return
+    else:
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+    world = marshal.loads(connection.recv_bytes())
     package = world.get("package")
+    if package:
+        _write_own_files(package, world["sources"])
+        tamper.install_tripwires()
     try:
-        nn = load_world(world)
+        nn, modules = load_world(world)
     except BaseException as exc:
         connection.send_bytes(json.dumps({"loaded": False, "error": failure(exc, package)}).encode())
         return
-    connection.send_bytes(json.dumps({"loaded": True}).encode())
+    hello = {"loaded": True, "sandbox": sandbox}
+    if package:
+        hello["tamper"] = tamper.delegating_classes(modules) + tamper.tripped()
+    connection.send_bytes(json.dumps(hello).encode())
+    _answer_requests(connection, nn, package)
+
+
+def _answer_requests(connection, nn, package: str | None) -> None:
+    me = os.getpid()
     while True:
         try:
             request = json.loads(connection.recv_bytes())
         except EOFError:
             return
-        connection.send_bytes(json.dumps(answer(request, nn, package)).encode())
+        reply = answer(request, nn, package)
+        if os.getpid() != me:  # a process the submission forked came back here: not ours to answer
+            os._exit(0)
+        reply["id"] = request.get("id")
+        if package:
+            reply["tamper"] = tamper.tripped()
+        connection.send_bytes(json.dumps(reply).encode())
+
+
+def _write_own_files(package: str, sources: dict[str, str]) -> None:
+    """The submission's own files, in the private directory (the cwd): its tracebacks show its lines."""
+    os.makedirs(package, exist_ok=True)
+    for name, text in sources.items():
+        if "/" not in name and not name.startswith("."):
+            with open(os.path.join(package, name), "w", encoding="utf-8") as file:
+                file.write(text)
 
 
 def _import_graders(grader_files: list[str]) -> None:
