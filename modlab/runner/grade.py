@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 
 from modlab.course import Course, Exercise
 from modlab.grading.compare import Difference, compare, show
@@ -57,6 +57,14 @@ class Problem(Exception):
         super().__init__(text)
         self.kind, self.text, self.difference, self.raised = kind, text, difference, raised
         self.spec = None
+
+
+class _StopSearch(BaseException):
+    """Ends a Hypothesis search at once (Hypothesis shrinks on Exceptions only)."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(problem.text)
+        self.problem = problem
 
 
 class Oracle:
@@ -232,24 +240,31 @@ class ExerciseGrading:
             raise Problem("mismatch", difference.describe(), difference, raised)
 
     def _search(self, case: Case) -> None:
-        """Compare on many specs drawn by Hypothesis; keep the smallest that fails."""
-        dead: list[Problem] = []
+        """Compare on many specs drawn by Hypothesis; keep the smallest that fails.
 
+        A hang, a crash, a failed import or a stub fails the same way for
+        every spec, so the search stops at the first one instead of shrinking.
+        """
+
+        # No "explain" phase: it re-runs a failing spec many times to annotate
+        # it, and the feedback already shows the smallest failing spec.
         @settings(derandomize=True, max_examples=case.scenario.examples, database=None, deadline=None,
-                  suppress_health_check=list(HealthCheck), print_blob=False)
+                  suppress_health_check=list(HealthCheck), print_blob=False, report_multiple_bugs=False,
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
         @given(spec=case.scenario.specs)
         def property_holds(spec):
-            if dead:  # after a hang or crash, fail every example fast
-                raise dead[0]
             try:
                 self._compare(case, case.arguments(spec))
             except Problem as problem:
                 problem.spec = spec
-                if problem.kind in WORKER_FAILURES:
-                    dead.append(problem)
+                if problem.kind in WORKER_FAILURES or _is_stub(problem):
+                    raise _StopSearch(problem) from None
                 raise
 
-        property_holds()
+        try:
+            property_holds()
+        except _StopSearch as stop:
+            raise stop.problem from None
 
     def _worker_problem(self, failed: WorkerFailed) -> Problem:
         if failed.kind == "import":
@@ -291,6 +306,12 @@ def _scored(exercise: Exercise, cases: list[Case], tests: list[TestResult], star
         error=error,
         seconds=time.monotonic() - started,
     )
+
+
+def _is_stub(problem: Problem) -> bool:
+    """The submission raised a stub's ``NotImplementedError("exercise NN: ...")``."""
+    raised = problem.raised or {}
+    return raised.get("type") == "NotImplementedError" and raised.get("message", "").startswith("exercise ")
 
 
 def _raised_of(observation) -> dict | None:
