@@ -89,7 +89,7 @@ def kit_files(course: Course) -> dict[str, str]:
     files["course.yaml"] = student_course_yaml(course)
     files["pyproject.toml"] = student_pyproject(course)
     files["README.md"] = student_readme(course)
-    files[".gitignore"] = "submissions/\n.modlab/\n__pycache__/\n.ipynb_checkpoints/\n"
+    files[".gitignore"] = "submissions/\n.modlab/\n.hypothesis/\n__pycache__/\n.ipynb_checkpoints/\nbuild/\n*.egg-info/\n"
     return files
 
 
@@ -97,40 +97,46 @@ def public_grader_source(course: Course, exercise: Exercise) -> str | None:
     """The exercise's grader file with only its public scenarios, or None
     where it has no grader or no public scenario.
 
-    The hidden scenarios are cut out of the source text, with the comments
-    right above them and every top-level helper only they use, so the rest
-    keeps its formatting and comments.
-
     Raises:
-        BuildError: a scenario is not a top-level function of the file, so
-            it cannot be removed safely.
+        BuildError: a scenario is not a top-level function of the file.
     """
     path = grader_file(course, exercise)
     if not path.is_file():
         return None
     scenarios = load_scenarios(course, exercise)
-    hidden = {s.name for s in scenarios if not s.public}
-    if len(hidden) == len(scenarios):
+    public = {s.name for s in scenarios if s.public}
+    if not public:
         return None
-    source = path.read_text(encoding="utf-8")
+    text = public_only(path.read_text(encoding="utf-8"), public, {s.name for s in scenarios}, str(path))
+    return PUBLIC_HEADER.format(source=f"graders/{path.name}", id=exercise.id) + text
+
+
+def public_only(source: str, public: set[str], scenarios: set[str], where: str = "<grader>") -> str:
+    """A grader's source with every scenario not in ``public`` cut out.
+
+    Cut with them: the comment lines right above them, and every top-level
+    helper only they used. The rest keeps its formatting and comments.
+
+    Raises:
+        BuildError: a scenario is not a top-level function, so it cannot be
+            cut out safely.
+    """
     body = ast.parse(source).body
-    defined = {node.name for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    missing = {s.name for s in scenarios} - defined
+    missing = scenarios - {node.name for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if missing:
-        raise BuildError(f"{path}: scenarios {sorted(missing)} are not top-level functions; "
+        raise BuildError(f"{where}: scenarios {sorted(missing)} are not top-level functions; "
                          "`modlab release` cannot separate public from hidden ones")
-    kept = {id(node) for node in _reachable(body, {s.name for s in scenarios if s.public})}
+    kept = {id(node) for node in _reachable(body, public)}
     lines = source.splitlines(keepends=True)
     dropped: set[int] = set()
     for node in body:
-        if id(node) not in kept and not _is_docstring(node):
+        if id(node) not in kept:
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             while first > 1 and lines[first - 2].lstrip().startswith("#"):
                 first -= 1
             dropped.update(range(first, node.end_lineno + 1))
     text = "".join(line for number, line in enumerate(lines, start=1) if number not in dropped)
-    header = PUBLIC_HEADER.format(source=f"graders/{path.name}", id=exercise.id)
-    return header + re.sub(r"\n{4,}", "\n\n\n", text).rstrip("\n") + "\n"
+    return re.sub(r"\n{4,}", "\n\n\n", text).rstrip("\n") + "\n"
 
 
 def _reachable(body: list[ast.stmt], public: set[str]) -> list[ast.stmt]:
@@ -145,10 +151,6 @@ def _reachable(body: list[ast.stmt], public: set[str]) -> list[ast.stmt]:
         if grown == keep:
             return [node for node in body if id(node) in keep]
         keep = grown
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 def _defined_names(node: ast.stmt) -> set[str]:

@@ -19,15 +19,19 @@ def register(commands) -> None:
 
 
 def run_build(args) -> int:
-    from modlab.build import build_exercises, stale_exercises
+    from modlab.build import BuildError, build_exercises, stale_exercises
+    from modlab.cli import UsageError
     from modlab.notebooks import build_notebooks, stale_notebooks
 
     course = load_course(args.course)
-    if args.check:
-        stale = [f"{course.package}/{name}" for name in stale_exercises(course)] + stale_notebooks(course)
-        for name in stale:
-            print(f"exercises/{name} differs from what `modlab build` generates")
-        return 1 if stale else 0
-    for path in build_exercises(course) + build_notebooks(course):
-        print(f"wrote {path.relative_to(course.root)}")
+    try:
+        if args.check:
+            stale = [f"{course.package}/{name}" for name in stale_exercises(course)] + stale_notebooks(course)
+            for name in stale:
+                print(f"exercises/{name} differs from what `modlab build` generates")
+            return 1 if stale else 0
+        for path in build_exercises(course) + build_notebooks(course):
+            print(f"wrote {path.relative_to(course.root)}")
+    except BuildError as problem:
+        raise UsageError(str(problem)) from None
     return 0
