@@ -14,7 +14,7 @@ from modlab import __version__
 from modlab.course import CourseError
 
 # Each module of modlab/commands/ adds one command with its register(commands).
-COMMAND_MODULES = ["build", "grade", "env", "nbgrader", "merge", "report", "doctor"]
+COMMAND_MODULES = ["build", "grade", "env", "nbgrader", "merge", "report", "release", "check", "status", "submit", "doctor"]
 
 
 class UsageError(Exception):
