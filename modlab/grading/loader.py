@@ -1,6 +1,7 @@
 """Import grader files by path, so their scenarios register themselves."""
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ def grader_file(course: Course, exercise: Exercise) -> Path:
 def import_grader(path: str | Path) -> None:
     """Import one grader file (once per process)."""
     path = Path(path).resolve()
-    name = f"modlab_graders.{path.stem}"
+    # Two courses may both have graders/test_01_parameter.py: name modules by their path.
+    name = f"modlab_graders.{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
     if name in sys.modules:
         return
     spec = importlib.util.spec_from_file_location(name, path)
