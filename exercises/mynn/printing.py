@@ -44,7 +44,9 @@ class Printing:
         spaces (a child's own lines too).
 
         A module with a one-line ``extra_repr`` and no children prints on one
-        line; an empty ``None`` child slot prints as ``(name): None``.
+        line; an empty ``None`` child slot prints as ``(name): None``. A
+        class with ``_repr_folds_repeats = True`` (``ModuleList``) prints a
+        run of equal children once: ``(1-2): 2 x Linear(...)``.
 
         Example::
 
@@ -61,3 +63,8 @@ def _indent(text, spaces):
     """Indent every line of ``text`` but the first by ``spaces`` spaces; lines
     left blank stay empty."""
     raise NotImplementedError("exercise 08: _indent")
+
+
+def _fold_repeats(children):
+    """Merge runs of equal ``(name, text)`` children into ``("1-2", "2 x text")``."""
+    raise NotImplementedError("exercise 08: _fold_repeats")

@@ -357,6 +357,10 @@ class ModuleList(_ModuleSequence):
         ['0', '1', '2']
     """
 
+    # Given: print(ModuleList) folds runs of equal layers, as torch does
+    # (printing itself is exercise 08).
+    _repr_folds_repeats = True
+
     def __init__(self, modules=None):
         ### BEGIN SOLUTION
         super().__init__()

@@ -48,7 +48,9 @@ class Printing:
         spaces (a child's own lines too).
 
         A module with a one-line ``extra_repr`` and no children prints on one
-        line; an empty ``None`` child slot prints as ``(name): None``.
+        line; an empty ``None`` child slot prints as ``(name): None``. A
+        class with ``_repr_folds_repeats = True`` (``ModuleList``) prints a
+        run of equal children once: ``(1-2): 2 x Linear(...)``.
 
         Example::
 
@@ -61,7 +63,10 @@ class Printing:
         ### BEGIN SOLUTION
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [f"({name}): {_indent(repr(child), 2)}" for name, child in self._modules.items()]
+        children = [(name, repr(child)) for name, child in self._modules.items()]
+        if getattr(self, "_repr_folds_repeats", False):
+            children = _fold_repeats(children)
+        child_lines = [f"({name}): {_indent(text, 2)}" for name, text in children]
         if not extra_lines and not child_lines:
             return self._get_name() + "()"
         if len(extra_lines) == 1 and not child_lines:
@@ -77,4 +82,19 @@ def _indent(text, spaces):
     ### BEGIN SOLUTION
     first, *rest = text.split("\n")
     return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])
+    ### END SOLUTION
+
+
+def _fold_repeats(children):
+    """Merge runs of equal ``(name, text)`` children into ``("1-2", "2 x text")``."""
+    ### BEGIN SOLUTION
+    runs = []  # [first name, last name, count, text]
+    for name, text in children:
+        if runs and runs[-1][3] == text:
+            runs[-1][1] = name
+            runs[-1][2] += 1
+        else:
+            runs.append([name, name, 1, text])
+    return [(first, text) if count == 1 else (f"{first}-{last}", f"{count} x {text}")
+            for first, last, count, text in runs]
     ### END SOLUTION
