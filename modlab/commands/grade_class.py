@@ -15,7 +15,7 @@ from modlab.grading.loader import grader_file
 def run_class(args, course: Course) -> int:
     from modlab.runner.batch import Batch, ResultStore, pending
     from modlab.runner.batch_display import Progress, duration, summary
-    from modlab.runner.batch_pool import grade_in_processes
+    from modlab.runner.batch_pool import grade_all
     from modlab.runner.grade import GradeOptions
 
     from .grade import cuda_status
@@ -35,7 +35,7 @@ def run_class(args, course: Course) -> int:
     started = time.monotonic()
     try:
         with terminate_as_interrupt():
-            grade_in_processes(batch, todo, store, args.jobs, Progress(len(todo)).advance)
+            grade_all(batch, todo, store, args.jobs, Progress(len(todo)).advance)
     except KeyboardInterrupt:
         print(f"\nmodlab grade: interrupted; what was graded is kept in {args.out}: "
               f"run the same command again to resume", file=sys.stderr)

@@ -29,7 +29,7 @@ from modlab.formats.jsonfile import write_atomically, write_json
 from modlab.grading.loader import grader_file, load_scenarios
 
 from .batch_layout import Submission
-from .grade import GradeOptions, grade_exercise
+from .grade import GradeOptions, grade_exercise, whole_package
 from .records import ExerciseResult, SubmissionResult
 
 MANIFEST, STUDENTS, GRADEBOOK = "batch.json", "students", "gradebook.csv"
@@ -86,12 +86,16 @@ class Batch:
         return digest.hexdigest()[:16]
 
     def submission_sha256(self, submission: Submission) -> str:
+        """A digest of every file of the submission that grading reads."""
         digest = hashlib.sha256()
         for exercise in self.exercises:
-            for name in exercise.files:
-                path = submission.folder(exercise.id) / name
+            folder = submission.folder(exercise.id)
+            names = set(exercise.files)
+            if whole_package(exercise, self.options.mode):
+                names |= {path.name for path in folder.glob("*.py")}
+            for name in sorted(names):
                 digest.update(f"\0{exercise.id}/{name}\0".encode())
-                digest.update(path.read_bytes() if path.is_file() else b"\0missing")
+                digest.update((folder / name).read_bytes() if (folder / name).is_file() else b"\0missing")
         return digest.hexdigest()
 
     def grade(self, submission: Submission) -> Record:

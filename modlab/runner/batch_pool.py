@@ -1,11 +1,12 @@
-"""Grading processes forked from a parent that has imported torch and the graders.
+"""Grading a class in parallel: grading processes forked from a preloaded parent.
 
-The parent hands out submissions one at a time and never grades. Each
-grading process grades whole submissions, and each exercise of each
-submission still gets a fresh worker process of its own, forked in turn from
-the grading process: isolation is as strong as for one submission, and no
-process pays for importing torch again. Nothing on the trusted side touches
-CUDA (the oracle's worker asks for it), so forking stays safe on GPU runners.
+With one job the parent grades every submission itself. With more, it hands
+out submissions one at a time to grading processes forked from it after it
+imported torch and the graders, and grades nothing itself. Either way each
+exercise of each submission gets a fresh worker process of its own: isolation
+is as strong as for one submission, and no process pays for importing torch
+again. Nothing on the trusted side touches CUDA (the oracle's worker asks for
+it), so forking stays safe on GPU runners.
 
 Every grading process leads its own process group, so Ctrl-C reaches the
 parent alone: it stops handing out work and ends the grading processes with
@@ -30,9 +31,21 @@ from .process import start_method
 PARENT_CHECK_S = 0.5
 
 
+def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
+              done: Callable[[Record], None]) -> None:
+    """Grade every submission, ``jobs`` at a time, saving each record as it comes."""
+    if jobs == 1:
+        for submission in submissions:
+            record = batch.grade(submission)
+            store.save(record)
+            done(record)
+    else:
+        grade_in_processes(batch, submissions, store, jobs, done)
+
+
 def grade_in_processes(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
                        done: Callable[[Record], None]) -> None:
-    """Grade every submission in ``jobs`` processes, saving each record as it comes."""
+    """Grade every submission in ``jobs`` forked grading processes."""
     context = multiprocessing.get_context(start_method())
     waiting = deque(submissions)
     busy: list[GradingProcess] = []

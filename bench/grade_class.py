@@ -1,0 +1,278 @@
+"""Grade a generated class with `modlab grade -j 2` and with `nbgrader autograde`, side by side.
+
+    .venv/bin/python bench/grade_class.py                      # 200 students; nbgrader on 10 of them
+    .venv/bin/python bench/grade_class.py --nbgrader-sample 200  # nbgrader on the whole class (hours)
+
+The class: the reference, the untouched stubs, each buggy variant of tests/buggy/
+on its own, a few adversarial submissions, and students whose every exercise is
+drawn at random (reference, a buggy variant, or the stub), in nbgrader's layout
+`submitted/<student>/<NN_slug>/` with the released notebook beside the files.
+
+modlab grades all of them. nbgrader grades the same files of a sample of
+students through modlab's nbgrader pipeline (`modlab nbgrader init`, then
+nbgrader's own `generate_assignment` and `autograde` for every exercise, with
+notebook execution, as an instructor runs it); its throughput is measured on
+that sample and extrapolated to the class, which the output says.
+
+Printed: submissions per minute for each and their ratio, the wall time of the
+class, the overhead per submission beyond the grader tests' own time, CPU time,
+and peak memory (PSS, summed over every process of the run). Only exercises
+that have a grader are graded. Figures go in bench/README.md.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from modlab.course import load_course  # noqa: E402
+from modlab.grading.loader import grader_file  # noqa: E402
+from modlab.variants import load_variants  # noqa: E402
+
+BIN = Path(sys.executable).parent
+ADVERSARIAL = {  # student -> {file: text replacing the reference's}, applied to the reference
+    "adv_exit_at_import": {"parameter.py": "import sys\nsys.exit(0)\n"},
+    "adv_os_exit_at_import": {"registration.py": "import os\nos._exit(0)\n"},
+    "adv_fake_results": {"walk.py": 'print(\'{"score": 100, "tests": []}\')\nprint("===== 42 passed in 0.01s =====")\n'
+                                    'import sys\nprint("<testsuite failures=\\"0\\"/>", file=sys.stderr)\n'},
+    "adv_patches_torch": {"parameter.py": "import torch\ntorch.equal = lambda *a, **k: True\n"
+                                          "torch.allclose = lambda *a, **k: True\n"},
+    "adv_delegates_to_torch": {"containers.py": "from torch.nn import Sequential, ModuleList, ModuleDict\n"},
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--jobs", type=int, default=2, help="modlab grade -j (default 2)")
+    parser.add_argument("--nbgrader-sample", type=int, default=10, metavar="K",
+                        help="students nbgrader grades; 0 skips nbgrader (default 10)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workdir", type=Path, help="keep the class and results here (default: a temporary folder)")
+    args = parser.parse_args()
+    course = load_course(ROOT / "course.yaml")
+    exercises = [e for e in course.exercises if grader_file(course, e).is_file()]
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="modlab-bench-"))
+    env = isolated_environment(work)
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
+          f"exercises with graders: {' '.join(e.id for e in exercises)}; work folder {work}")
+
+    nbcourse = work / "nbcourse"
+    run([BIN / "modlab", "--course", ROOT / "course.yaml", "nbgrader", "init", nbcourse, "--force"], env)
+    for exercise in exercises:
+        run([BIN / "nbgrader", "generate_assignment", exercise.name, "--force", "--log-level=ERROR"], env, cwd=nbcourse)
+    packages = class_packages(course, args.students, args.seed)
+    klass = work / "class"
+    write_class(course, exercises, packages, nbcourse / "release", klass)
+    print(f"class: {len(packages)} students ({', '.join(f'{n} {k}' for k, n in kinds(packages).items())})")
+
+    modlab = measure([BIN / "modlab", "--course", ROOT / "course.yaml", "grade", klass, "-j", args.jobs,
+                      "--out", work / "modlab-results"], env)
+    records = load_records(work / "modlab-results")
+    report = {"students": len(packages), "exercises": [e.id for e in exercises], "jobs": args.jobs,
+              "modlab": summarise(modlab, records, len(packages), args.jobs)}
+    if args.nbgrader_sample:
+        sample = random.Random(args.seed).sample(sorted(packages), min(args.nbgrader_sample, len(packages)))
+        for student in sample:
+            shutil.copytree(klass / student, nbcourse / "submitted" / student)
+        each = "; ".join(f"nbgrader autograde {e.name} --log-level=ERROR" for e in exercises)
+        nbgrader = measure(["sh", "-c", each], env, cwd=nbcourse)
+        report["nbgrader"] = summarise(nbgrader, {s: records[s] for s in sample}, len(sample), 1)
+        report["nbgrader"]["agrees_with_modlab"] = compare_gradebooks(nbcourse, env, records, sample, exercises)
+    print_report(report)
+    (work / "bench.json").write_text(json.dumps(report, indent=2))
+    print(f"figures in {work / 'bench.json'}")
+    return 0
+
+
+# --- the class ----------------------------------------------------------------------------------
+
+def class_packages(course, count: int, seed: int) -> dict[str, dict]:
+    """student -> {"kind": ..., "files": {file: text}}: every student's whole package."""
+    reference = {p.name: p.read_text() for p in course.solutions.glob("*.py")}
+    stubs = {p.name: p.read_text() for p in (ROOT / "exercises" / course.package).glob("*.py")}
+    variants = buggy_variants(course)
+    students = {"reference": {"kind": "reference", "files": reference},
+                "stubs": {"kind": "stubs", "files": stubs}}
+    for name, (file, text) in variants.items():
+        students[f"bug_{name}"] = {"kind": "buggy variant", "files": {**reference, file: text}}
+    for name, files in ADVERSARIAL.items():
+        students[name] = {"kind": "adversarial", "files": {**reference, **files}}
+    draw = random.Random(seed)
+    by_file = {}
+    for name, (file, text) in variants.items():
+        by_file.setdefault(file, []).append(text)
+    index = 0
+    while len(students) < count:
+        files = dict(reference)
+        for exercise in course.exercises:
+            roll = draw.random()
+            for file in exercise.files:
+                if roll < 0.15:
+                    files[file] = stubs[file]
+                elif roll < 0.40 and by_file.get(file):
+                    files[file] = draw.choice(by_file[file])
+        students[f"student{index:03d}"] = {"kind": "random mix", "files": files}
+        index += 1
+    return dict(list(students.items())[:count])
+
+
+def buggy_variants(course) -> dict[str, tuple[str, str]]:
+    """Each variant of tests/buggy/ applied to the reference: name -> (file, text)."""
+    return {v.name: (v.file, v.apply((course.solutions / v.file).read_text()))
+            for v in load_variants(ROOT / "tests" / "buggy")}
+
+
+def kinds(packages: dict) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for package in packages.values():
+        counts[package["kind"]] = counts.get(package["kind"], 0) + 1
+    return counts
+
+
+def write_class(course, exercises, packages: dict, release: Path, klass: Path) -> None:
+    """nbgrader's layout: submitted/<student>/<assignment>/ is the released assignment
+    with the student's versions of its files."""
+    for student, package in packages.items():
+        for exercise in exercises:
+            folder = klass / student / exercise.name
+            shutil.copytree(release / exercise.name, folder)
+            for path in (folder / course.package).glob("*.py"):
+                path.write_text(package["files"][path.name])
+
+
+# --- running and measuring ---------------------------------------------------------------------
+
+def isolated_environment(work: Path) -> dict:
+    """Jupyter and nbgrader see only folders of this run; this interpreter's scripts come first."""
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    for variable, sub in (("HOME", "home"), ("JUPYTER_CONFIG_DIR", "home/.jupyter"),
+                          ("JUPYTER_DATA_DIR", "home/jupyter-data"), ("JUPYTER_RUNTIME_DIR", "home/jupyter-runtime")):
+        (work / sub).mkdir(parents=True, exist_ok=True)
+        env[variable] = str(work / sub)
+    for variable in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH"):
+        env.pop(variable, None)
+    return env
+
+
+def run(command: list, env: dict, cwd: Path | None = None) -> None:
+    subprocess.run([str(c) for c in command], env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+
+
+def measure(command: list, env: dict, cwd: Path | None = None) -> dict:
+    """Run a command; its wall time, CPU time (all its processes) and peak memory."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    process = subprocess.Popen([str(c) for c in command], env=env, cwd=cwd, stdout=subprocess.PIPE, text=True)
+    sampler = MemorySampler(process.pid)
+    sampler.start()
+    output = process.communicate()[0]
+    wall = time.monotonic() - started
+    sampler.stop()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode not in (0, 1):  # 1: some submission could not be graded, still measured
+        raise SystemExit(f"{command[0]} failed with exit code {process.returncode}:\n{output}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu, "peak_pss_mib": sampler.peak / 2**20, "output": output}
+
+
+class MemorySampler(threading.Thread):
+    """The peak of the summed PSS of a process and all its descendants, sampled."""
+
+    def __init__(self, pid: int, every: float = 0.25):
+        super().__init__(daemon=True)
+        self.root, self.every, self.peak, self.done = psutil.Process(pid), every, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(self.every):
+            try:
+                tree = [self.root, *self.root.children(recursive=True)]
+            except psutil.Error:
+                return
+            total = 0
+            for process in tree:
+                try:
+                    total += process.memory_full_info().pss
+                except psutil.Error:
+                    pass  # ended between listing and reading
+            self.peak = max(self.peak, total)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join()
+
+
+def load_records(results: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in (results / "students").glob("*.json")}
+
+
+def summarise(measured: dict, records: dict[str, dict], graded: int, processes: int) -> dict:
+    """Throughput and overhead: time per submission in one process, less the tests' own time."""
+    tests_s = sum(t["seconds"] for r in records.values() for e in r["exercises"] for t in e["tests"]) / len(records)
+    per_submission = measured["wall_s"] * processes / graded
+    return {
+        "graded": graded, "wall_s": round(measured["wall_s"], 1), "cpu_s": round(measured["cpu_s"], 1),
+        "per_minute": round(graded / measured["wall_s"] * 60, 2),
+        "process_s_per_submission": round(per_submission, 2), "tests_s_per_submission": round(tests_s, 2),
+        "overhead_s_per_submission": round(per_submission - tests_s, 2),
+        "peak_pss_mib": round(measured["peak_pss_mib"]),
+    }
+
+
+def compare_gradebooks(nbcourse: Path, env: dict, records: dict, sample: list[str], exercises) -> str:
+    """nbgrader's exported scores against modlab's records of the same students."""
+    export = nbcourse / "grades.csv"
+    run([BIN / "nbgrader", "export", "--to", export, "--log-level=ERROR"], env, cwd=nbcourse)
+    theirs = {(row["student_id"], row["assignment"]): float(row["raw_score"] or 0)
+              for row in csv.DictReader(export.open())}
+    differ = []
+    for student in sample:
+        for exercise in records[student]["exercises"]:
+            name = next(e.name for e in exercises if e.id == exercise["id"])
+            if abs(theirs.get((student, name), -1) - exercise["score"]) > 1e-3:
+                differ.append(f"{student} {name}: nbgrader {theirs.get((student, name))}, modlab {exercise['score']}")
+    return "yes" if not differ else "NO: " + "; ".join(differ[:5])
+
+
+def print_report(report: dict) -> None:
+    m, n = report["modlab"], report.get("nbgrader")
+    print(f"\n{report['students']} students, exercises {' '.join(report['exercises'])}")
+    rows = [("", "modlab grade -j %d" % report["jobs"], "nbgrader autograde" if n else "")]
+    rows.append(("students graded", str(m["graded"]), f"{n['graded']} (sample)" if n else ""))
+    rows.append(("wall time", f"{m['wall_s']:.0f} s", f"{n['wall_s']:.0f} s" if n else ""))
+    if n:
+        whole = n["wall_s"] * report["students"] / n["graded"]
+        rows.append(("wall time, whole class", f"{m['wall_s']:.0f} s", f"{whole:.0f} s (extrapolated)"))
+    rows.append(("submissions per minute", f"{m['per_minute']:.1f}", f"{n['per_minute']:.2f}" if n else ""))
+    rows.append(("CPU time per submission", f"{m['cpu_s'] / m['graded']:.1f} s",
+                 f"{n['cpu_s'] / n['graded']:.1f} s" if n else ""))
+    rows.append(("grader tests' own time per submission", f"{m['tests_s_per_submission']:.1f} s",
+                 f"{n['tests_s_per_submission']:.1f} s" if n else ""))
+    rows.append(("overhead per submission (one process)", f"{m['overhead_s_per_submission']:.2f} s",
+                 f"{n['overhead_s_per_submission']:.2f} s" if n else ""))
+    rows.append(("peak memory (PSS, all processes)", f"{m['peak_pss_mib']} MiB", f"{n['peak_pss_mib']} MiB" if n else ""))
+    width = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        print(f"{row[0]:<{width[0]}}  {row[1]:>{width[1]}}  {row[2]:>{width[2]}}")
+    if n:
+        print(f"throughput ratio: modlab {m['per_minute'] / n['per_minute']:.1f}x nbgrader; "
+              f"nbgrader's scores equal modlab's: {n['agrees_with_modlab']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
