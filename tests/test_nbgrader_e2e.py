@@ -1,22 +1,25 @@
 """The instructor workflow on real nbgrader, end to end, with a real kernel.
 
-A temporary copy of the course, graded on exercises 01 and 02 (02 past its due date,
-late submissions score zero), five students, nbgrader's own commands from
-generate_assignment to export. The students:
+A temporary copy of the course is graded on exercises 01 and 02 (02 is past its
+due date, and late work scores zero) with nbgrader's own commands, from
+generate_assignment to export, once for the whole module. The students:
 
     ada  the reference, for both exercises
     bob  the reference for 01, with a notebook that writes to stderr; a buggy 02
     cy   the untouched stubs, with a notebook that hangs and has lost its score cell
     dee  the reference, with a notebook that kills its kernel (os._exit)
-    eve  the stubs, with a notebook that fakes pytest three ways and edits the score cell
+    eve  the stubs, with a notebook that fakes pytest three ways, edits the score cell
+         and marks a cell of her own as graded
     fay  the reference, handed in with `modlab submit`: the kit's notebook has no score cell
 
-Each exported score must equal ``modlab grade --json`` on the same files.
+Every exported score must equal ``modlab grade --json`` on the same files.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import io
 import json
 import os
 import shutil
@@ -29,7 +32,7 @@ import pytest
 import yaml
 
 from modlab.cli import main as modlab
-from modlab.course import load_course
+from modlab.course import Course, load_course
 from modlab.grading.loader import load_scenarios
 from modlab.notebooks import build_notebook
 from modlab.student import Workspace
@@ -44,6 +47,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::sqlalchemy.e
 COURSE_ID = "modlab-nn"
 DUE = {"01": "2100-01-01T00:00:00Z", "02": "2020-01-01T00:00:00Z"}
 ASSIGNMENTS = {"01": "01_parameter", "02": "02_registration"}
+SUBMISSIONS = {"01": ["ada", "bob", "cy", "dee", "eve", "fay"], "02": ["ada", "bob"]}
 
 FAKE_PYTEST = "def main(*args, **kwargs):\n    print('10 passed')\n    return 0\n"
 TAMPERING = f"""\
@@ -57,10 +61,42 @@ open("pytest.py", "w").write({FAKE_PYTEST!r})
 print("10 passed")"""
 
 
-@pytest.fixture
-def course_repo(tmp_path):
+@dataclasses.dataclass
+class Run:
+    """What the workflow left behind."""
+
+    root: Path
+    course: Course
+    course_dir: Path
+    autograde_log: str  # `nbgrader autograde 01_parameter`
+    progress: str  # `modlab nbgrader grade 02`
+    rows: dict  # grades.csv by (assignment, student)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Run:
+    root = tmp_path_factory.mktemp("nbgrader")
+    with pytest.MonkeyPatch.context() as patch:
+        isolate(patch, root)
+        yield grade_a_course(course_copy(root), root)
+
+
+def isolate(patch: pytest.MonkeyPatch, root: Path) -> None:
+    """Jupyter and nbgrader see only temporary config, data and runtime folders."""
+    home = root / "home"
+    for variable, sub in (("HOME", ""), ("JUPYTER_CONFIG_DIR", ".jupyter"),
+                          ("JUPYTER_DATA_DIR", "jupyter-data"), ("JUPYTER_RUNTIME_DIR", "jupyter-runtime")):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+        patch.setenv(variable, str(home / sub))
+    for variable in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTERHUB_USER"):
+        patch.delenv(variable, raising=False)
+    # nbgrader runs `alembic` from PATH, and kernels run this interpreter
+    patch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+
+
+def course_copy(root: Path) -> Course:
     """The course with due dates for 01 and 02, sharing the repository's code and graders."""
-    repo = tmp_path / "repo"
+    repo = root / "repo"
     repo.mkdir()
     raw = yaml.safe_load((ROOT / "course.yaml").read_text())
     raw["exercises"] = [dict(e, due=DUE[e["id"]]) if e["id"] in DUE else e for e in raw["exercises"]]
@@ -70,19 +106,34 @@ def course_repo(tmp_path):
     return load_course(repo / "course.yaml")
 
 
-@pytest.fixture
-def isolated(tmp_path, monkeypatch):
-    """Jupyter and nbgrader see only temporary config, data and runtime folders."""
-    home = tmp_path / "home"
-    for variable, sub in (("HOME", ""), ("JUPYTER_CONFIG_DIR", ".jupyter"),
-                          ("JUPYTER_DATA_DIR", "jupyter-data"), ("JUPYTER_RUNTIME_DIR", "jupyter-runtime")):
-        (home / sub).mkdir(parents=True, exist_ok=True)
-        monkeypatch.setenv(variable, str(home / sub))
-    for variable in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTERHUB_USER"):
-        monkeypatch.delenv(variable, raising=False)
-    # nbgrader runs `alembic` from PATH, and kernels run this interpreter
-    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
-    return tmp_path
+def grade_a_course(course: Course, root: Path) -> Run:
+    course_dir = root / "course"
+    assert modlab(["--course", str(course.root / "course.yaml"), "nbgrader", "init", str(course_dir),
+                   "--exchange", str(root / "exchange"), "--late-penalty", "zero", "--cell-timeout", "5"]) == 0
+    # a careless instructor leaves a hidden grader in source/: it must not travel
+    shutil.copy(ROOT / "graders" / "test_01_parameter.py", course_dir / "source" / "01_parameter")
+    for assignment in ASSIGNMENTS.values():
+        nbgrader(course_dir, "generate_assignment", assignment)
+        nbgrader(course_dir, "release_assignment", assignment)
+    for exercise_id, students in SUBMISSIONS.items():
+        for student in students:
+            submit(course, root, student, exercise_id)
+    for assignment in ASSIGNMENTS.values():
+        nbgrader(course_dir, "collect", assignment, "--CollectApp.check_owner=False")
+
+    # 01 with nbgrader's own command line; 02 with `modlab nbgrader grade`, without the kernel
+    plain = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "01_parameter"],
+                           cwd=course_dir, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    with contextlib.redirect_stdout(io.StringIO()) as progress:
+        assert modlab(["nbgrader", "grade", "02", "--course-dir", str(course_dir), "--no-execute"]) == 0
+
+    for assignment in ASSIGNMENTS.values():
+        nbgrader(course_dir, "generate_feedback", assignment)
+        nbgrader(course_dir, "release_feedback", assignment)
+    nbgrader(course_dir, "export", f"--to={root / 'grades.csv'}")
+    rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader((root / "grades.csv").open())}
+    return Run(root, course, course_dir, plain.stderr, progress.getvalue(), rows)
 
 
 def nbgrader(cwd: Path, command: str, *args: str) -> None:
@@ -100,29 +151,8 @@ def nbgrader(cwd: Path, command: str, *args: str) -> None:
         os.chdir(previous)
 
 
-def student_work(course, student: str, exercise_id: str) -> tuple[dict[str, str], list[str], bool]:
-    """What a student changes in the fetched assignment: files, notebook cells added
-    before the score cell, and whether the score cell is kept."""
-    name = course.exercise(exercise_id).files[0]
-    reference = {f"mynn/{name}": (course.solutions / name).read_text()}
-    if student == "ada":
-        return reference, [], True
-    if student == "bob" and exercise_id == "01":
-        return reference, ["import sys\nprint('a warning', file=sys.stderr)"], True
-    if student == "bob":
-        variant = next(v for v in load_variants(ROOT / "tests" / "buggy") if v.exercise == "02")
-        return {f"mynn/{name}": variant.apply((course.solutions / name).read_text())}, [], True
-    if student == "cy":
-        return {}, ["import time\ntime.sleep(600)"], False
-    if student == "dee":
-        return reference, ["import os\nos._exit(0)"], True
-    return {"pytest.py": FAKE_PYTEST}, [TAMPERING], True  # eve
-
-
-SUBMISSIONS = {"01": ["ada", "bob", "cy", "dee", "eve", "fay"], "02": ["ada", "bob"]}
-
-
-def submit(course, root: Path, student: str, exercise_id: str) -> None:
+def submit(course: Course, root: Path, student: str, exercise_id: str) -> None:
+    """Fetch, work and submit the way each student does."""
     if student == "fay":
         return submit_from_kit(course, root, student, exercise_id)
     assignment = ASSIGNMENTS[exercise_id]
@@ -131,7 +161,7 @@ def submit(course, root: Path, student: str, exercise_id: str) -> None:
     home.mkdir(parents=True, exist_ok=True)
     nbgrader(home, "fetch_assignment", assignment, *exchange)
     work = home / assignment
-    files, cells, keep_score_cell = student_work(course, student, exercise_id)
+    files, cells = student_work(course, student, exercise_id)
     for relpath, text in files.items():
         (work / relpath).write_text(text)
     notebook_path = work / f"{assignment}.ipynb"
@@ -142,13 +172,34 @@ def submit(course, root: Path, student: str, exercise_id: str) -> None:
     notebook.cells += [nbformat.v4.new_code_cell(source) for source in cells]
     if student == "eve":
         score_cell.source = "10"
-    if keep_score_cell:
+        own = nbformat.v4.new_code_cell("10")
+        own.metadata["nbgrader"] = dict(score_cell.metadata["nbgrader"], grade_id="mine", points=100)
+        notebook.cells.append(own)
+    if student != "cy":
         notebook.cells.append(score_cell)
     nbformat.write(notebook, notebook_path)
     nbgrader(work.parent, "submit", assignment, f"--student={student}", *exchange)
 
 
-def submit_from_kit(course, root: Path, student: str, exercise_id: str) -> None:
+def student_work(course: Course, student: str, exercise_id: str) -> tuple[dict[str, str], list[str]]:
+    """A student's files, and the code cells they add to the notebook."""
+    name = course.exercise(exercise_id).files[0]
+    reference = {f"mynn/{name}": (course.solutions / name).read_text()}
+    if student == "ada":
+        return reference, []
+    if student == "bob" and exercise_id == "01":
+        return reference, ["import sys\nprint('a warning', file=sys.stderr)"]
+    if student == "bob":
+        variant = next(v for v in load_variants(ROOT / "tests" / "buggy") if v.exercise == "02")
+        return {f"mynn/{name}": variant.apply((course.solutions / name).read_text())}, []
+    if student == "cy":
+        return {}, ["import time\ntime.sleep(600)"]
+    if student == "dee":
+        return reference, ["import os\nos._exit(0)"]
+    return {"pytest.py": FAKE_PYTEST}, [TAMPERING]  # eve
+
+
+def submit_from_kit(course: Course, root: Path, student: str, exercise_id: str) -> None:
     """`modlab submit` from a student kit whose course.yaml names the exchange."""
     exercise = course.exercise(exercise_id)
     kit = root / "students" / student
@@ -162,105 +213,78 @@ def submit_from_kit(course, root: Path, student: str, exercise_id: str) -> None:
     modlab_submit(Workspace(with_exchange, kit), exercise, student)
 
 
-def hidden_texts(course) -> set[str]:
-    """What must never reach a student: each hidden scenario's name and first doc line."""
-    return {text for exercise_id in ASSIGNMENTS for s in load_scenarios(course, course.exercise(exercise_id))
-            if not s.public for text in (s.name, s.doc) if text}
+def trusted_score(run: Run, student: str, exercise_id: str) -> float:
+    """``modlab grade --json`` on the files the student submitted."""
+    out = run.root / f"{student}-{exercise_id}.json"
+    submitted = run.course_dir / "submitted" / student / ASSIGNMENTS[exercise_id]
+    assert modlab(["--course", str(run.course.root / "course.yaml"), "grade", str(submitted),
+                   "--exercise", exercise_id, "--json", str(out)]) == 0
+    return json.loads(out.read_text())["score"]
 
 
-def leaks(folder: Path, secrets: set[str]) -> list[str]:
-    found = []
-    for path in folder.rglob("*"):
-        if path.is_file():
-            text = path.read_text(errors="replace")
-            found += [f"{path.relative_to(folder)}: {secret}" for secret in secrets if secret in text]
-    return found
+def test_exported_scores_are_the_trusted_graders_scores(run):
+    exported = {(a, s): float(run.rows[ASSIGNMENTS[a], s]["raw_score"])
+                for a, students in SUBMISSIONS.items() for s in students}
+    assert exported == {(a, s): trusted_score(run, s, a) for a, s in exported}
+    assert exported["01", "ada"] == exported["01", "bob"] == exported["01", "dee"] == exported["01", "fay"] == 10
+    assert exported["01", "cy"] == exported["01", "eve"] == 0  # eve's tampering gained nothing
+    assert exported["02", "ada"] == 15
+    assert 0 < exported["02", "bob"] < 15
 
 
-def test_nbgrader_workflow_scores_with_the_trusted_graders(course_repo, isolated, capsys):
-    course = course_repo
-    root = isolated
-    course_dir = root / "course"
-    assert modlab(["--course", str(course.root / "course.yaml"), "nbgrader", "init", str(course_dir),
-                   "--exchange", str(root / "exchange"), "--late-penalty", "zero", "--cell-timeout", "5"]) == 0
-    # a careless instructor leaves a hidden grader in source/: it must not travel
-    shutil.copy(ROOT / "graders" / "test_01_parameter.py", course_dir / "source" / "01_parameter")
-
-    for assignment in ASSIGNMENTS.values():
-        nbgrader(course_dir, "generate_assignment", assignment)
-        nbgrader(course_dir, "release_assignment", assignment)
+def test_late_work_follows_nbgraders_penalty(run):
     for exercise_id, students in SUBMISSIONS.items():
+        late = exercise_id == "02"
         for student in students:
-            submit(course, root, student, exercise_id)
-    for assignment in ASSIGNMENTS.values():
-        nbgrader(course_dir, "collect", assignment, "--CollectApp.check_owner=False")
-    capsys.readouterr()
+            row = run.rows[ASSIGNMENTS[exercise_id], student]
+            assert row["duedate"] == DUE[exercise_id].replace("T", " ").replace("Z", "")
+            assert float(row["late_submission_penalty"]) == (float(row["raw_score"]) if late else 0)
+            assert float(row["score"]) == (0 if late else float(row["raw_score"]))
+    assert "late:" in run.progress
 
-    # exercise 01 with nbgrader's command line; 02 with `modlab nbgrader grade`, without the kernel
-    plain = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "01_parameter"],
-                           cwd=course_dir, capture_output=True, text=True, timeout=300)
-    assert plain.returncode == 0, plain.stderr[-3000:]
-    assert modlab(["nbgrader", "grade", "02", "--course-dir", str(course_dir), "--no-execute"]) == 0
-    progress = capsys.readouterr().out
 
-    for assignment in ASSIGNMENTS.values():
-        nbgrader(course_dir, "generate_feedback", assignment)
-        nbgrader(course_dir, "release_feedback", assignment)
-    nbgrader(course_dir, "export", f"--to={root / 'grades.csv'}")
-
-    # every exported score is the trusted graders' score of the submitted files
-    expected = {}
-    for exercise_id, students in SUBMISSIONS.items():
-        for student in students:
-            out = root / f"{student}-{exercise_id}.json"
-            submitted = course_dir / "submitted" / student / ASSIGNMENTS[exercise_id]
-            modlab(["--course", str(course.root / "course.yaml"), "grade", str(submitted),
-                    "--exercise", exercise_id, "--json", str(out)])
-            expected[ASSIGNMENTS[exercise_id], student] = json.loads(out.read_text())["score"]
-    rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader((root / "grades.csv").open())}
-    exported = {key: float(rows[key]["raw_score"]) for key in expected}
-    assert exported == expected
-    assert exported[("01_parameter", "ada")] == exported[("01_parameter", "dee")] == 10.0
-    assert exported[("01_parameter", "fay")] == 10.0
-    assert exported[("01_parameter", "bob")] == 10.0
-    assert exported[("01_parameter", "cy")] == exported[("01_parameter", "eve")] == 0.0
-    assert exported[("02_registration", "ada")] == 15.0
-    assert 0 < exported[("02_registration", "bob")] < 15.0
-
-    # nbgrader's late penalty: 02 was due in 2020, and late work scores zero
-    for (assignment, student), raw in exported.items():
-        late = assignment == "02_registration"
-        assert float(rows[assignment, student]["late_submission_penalty"]) == (raw if late else 0.0)
-        assert float(rows[assignment, student]["score"]) == (0.0 if late else raw)
-
-    # no silent zeros: each kernel trouble is a line in the log, and the score stands
-    log = plain.stderr
+def test_kernel_trouble_is_a_log_line_not_a_lost_score(run):
+    log = run.autograde_log
     assert "dee 01_parameter: the notebook's kernel stopped" in log
     assert "cy 01_parameter: cell" in log and "ran past Execute.timeout" in log
     assert "bob 01_parameter: cells" in log and "wrote to stderr" in log
     assert "Missing grade cell modlab_score" in log  # cy's, put back by nbgrader
-    assert "[1/2] ada" in progress and "[2/2] bob" in progress and "late:" in progress
+    assert "eve 01_parameter: cell" in log and "nbgrader marks the assignment never gave it" in log
+    assert "[1/2] ada" in run.progress and "[2/2] bob" in run.progress
 
-    # hidden graders reach no student: not released, not in feedback, not beside the submission
-    secrets = hidden_texts(course)
+
+def test_hidden_graders_reach_no_student(run):
+    secrets = {text for exercise_id in ASSIGNMENTS
+               for s in load_scenarios(run.course, run.course.exercise(exercise_id))
+               if not s.public for text in (s.name, s.doc) if text}
     assert secrets
-    for folder in ("release", "feedback", "autograded"):
-        assert leaks(course_dir / folder, secrets) == [], folder
-    assert leaks(root / "exchange", secrets) == []
-    assert not list((course_dir / "release").rglob("test_*.py"))
-    stub = course_dir / "release" / "01_parameter" / "mynn" / "parameter.py"
+    for folder in (run.course_dir / "release", run.course_dir / "feedback", run.course_dir / "autograded",
+                   run.root / "exchange"):
+        leaks = [f"{path}: {secret}" for path in folder.rglob("*") if path.is_file()
+                 for secret in secrets if secret in path.read_text(errors="replace")]
+        assert leaks == []
+    assert not list((run.course_dir / "release").rglob("test_*.py"))
+    stub = run.course_dir / "release" / "01_parameter" / "mynn" / "parameter.py"
     assert stub.read_text() == (ROOT / "exercises" / "mynn" / "parameter.py").read_text()
-    assert (course_dir / "feedback" / "bob" / "02_registration" / "02_registration.html").is_file()
+    assert (run.course_dir / "feedback" / "bob" / "02_registration" / "02_registration.html").is_file()
 
 
-    # a submission modlab cannot grade is a failure with no score, flagged for review, not a 0
-    with pytest.raises(SystemExit) as failed:
-        nbgrader(course_dir, "autograde", "01_parameter", "--student=ada", "--force", "--no-execute",
-                 f"--GradeSubmission.course_file={root / 'missing' / 'course.yaml'}")
-    assert failed.value.code == 1
-    assert "modlab could not grade 01_parameter of ada, so it has no score" in capsys.readouterr().err
+def test_init_refuses_to_overwrite_and_grade_names_known_assignments(run, capsys):
+    init = ["--course", str(run.course.root / "course.yaml"), "nbgrader", "init", str(run.course_dir)]
+    assert modlab(init) == 2 and "pass --force" in capsys.readouterr().err
+    assert modlab(["nbgrader", "grade", "42", "--course-dir", str(run.course_dir)]) == 2
+    assert "known: 01_parameter, 02_registration" in capsys.readouterr().err
+    assert (run.course_dir / "source" / "09_capstone" / "mynn" / "module.py").is_file()  # cumulative: whole package
+
+
+def test_a_submission_modlab_cannot_grade_fails_loudly_with_no_score(run, capsys):
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", COURSE_ID) as gradebook:
+    with pytest.raises(SystemExit) as failed:
+        nbgrader(run.course_dir, "autograde", "01_parameter", "--student=ada", "--force", "--no-execute",
+                 f"--GradeSubmission.course_file={run.root / 'missing' / 'course.yaml'}")
+    assert failed.value.code == 1
+    assert "modlab could not grade 01_parameter of ada, so it has no score" in capsys.readouterr().err
+    with Gradebook(f"sqlite:///{run.course_dir / 'gradebook.db'}", COURSE_ID) as gradebook:
         grades = gradebook.find_submission_notebook("01_parameter", "01_parameter", "ada").grades
         assert [(g.auto_score, g.needs_manual_grade) for g in grades] == [(None, True)]

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from modlab.cli import UsageError
@@ -76,9 +75,10 @@ def run_init(args) -> int:
     exchange = args.exchange or course.exchange or str(folder / "exchange")
     settings = coursedir.Settings(exchange=str(Path(exchange).expanduser().resolve()),
                                   late_penalty=args.late_penalty, cell_timeout=args.cell_timeout)
-    for path in coursedir.write_course_dir(course, folder, settings):
-        print(f"wrote {path}")
-    print(f"exchange: {settings.exchange}; next, in {folder}: nbgrader generate_assignment {course.exercises[0].name}")
+    written = coursedir.write_course_dir(course, folder, settings)
+    print(f"wrote {folder}: {coursedir.CONFIG_NAME}, gradebook.db and source/ "
+          f"({len(course.exercises)} assignments, {len(written) - 1} files)")
+    print(f"exchange: {settings.exchange}\nnext, in {folder}: nbgrader generate_assignment {course.exercises[0].name}")
     return 0
 
 
@@ -88,7 +88,6 @@ def run_grade(args) -> int:
     if not (folder / "nbgrader_config.py").is_file():
         raise UsageError(f"{folder}: no nbgrader_config.py; run `modlab nbgrader init {args.course_dir}` first")
     assignment = _assignment(folder, args.exercise)
-    os.chdir(folder)  # nbgrader reads nbgrader_config.py from the current folder
     students = args.student or autograde.submitted_students(folder, assignment)
     if not students:
         raise UsageError(f"no collected submissions of {assignment}; run `nbgrader collect {assignment}` first")
@@ -106,7 +105,7 @@ def run_grade(args) -> int:
                 result += f" (late: {outcome.score:g} minus {outcome.penalty:g})"
         print(f"[{next(done)}/{total}] {outcome.student:<{width}}  {result}  {outcome.seconds:5.1f} s", flush=True)
 
-    outcomes = autograde.autograde(assignment, students, extra, progress=show)
+    outcomes = autograde.autograde(folder, assignment, students, extra, progress=show)
     failed = [o.student for o in outcomes if o.problem]
     seconds = sum(o.seconds for o in outcomes)
     print(f"{assignment}: {len(outcomes) - len(failed)} graded, {len(failed)} not graded, "

@@ -8,6 +8,7 @@ a counted failure instead of a missing row that exports as 0.
 from __future__ import annotations
 
 import glob
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +37,12 @@ def submitted_students(root: Path, assignment: str) -> list[str]:
     return sorted(Path(path).parent.name for path in glob.glob(pattern))
 
 
-def autograde(assignment: str, students: list[str], extra_args: list[str], progress=None) -> list[Outcome]:
-    """Autograde each student's submission with nbgrader, in the current course directory.
+def autograde(root: Path, assignment: str, students: list[str], extra_args: list[str],
+              progress=None) -> list[Outcome]:
+    """Autograde each student's submission with nbgrader.
 
     Args:
+        root: the course directory, where nbgrader finds ``nbgrader_config.py``.
         assignment: the nbgrader assignment (``01_parameter``).
         students: whose submissions to grade.
         extra_args: more nbgrader arguments (``--force``, ``--no-execute``).
@@ -47,22 +50,31 @@ def autograde(assignment: str, students: list[str], extra_args: list[str], progr
     """
     outcomes = []
     for student in students:
-        started = time.monotonic()
-        outcome = Outcome(student, 0.0)
-        app = AutogradeApp()
-        try:
-            app.initialize([assignment, f"--student={student}", *extra_args])
-            app.start()
-        except SystemExit as stop:  # nbgrader exits 1 when a submission failed
-            if stop.code not in (0, None):
-                outcome.problem = "nbgrader could not autograde it (its log above says why)"
-        outcome.seconds = time.monotonic() - started
-        if not outcome.problem:
-            _read_score(app.coursedir, assignment, outcome)
+        outcome = _autograde_one(root, assignment, student, extra_args)
         outcomes.append(outcome)
         if progress:
             progress(outcome)
     return outcomes
+
+
+def _autograde_one(root: Path, assignment: str, student: str, extra_args: list[str]) -> Outcome:
+    started = time.monotonic()
+    outcome = Outcome(student, 0.0)
+    app = AutogradeApp()
+    previous = os.getcwd()
+    os.chdir(root)  # nbgrader reads nbgrader_config.py from the current folder
+    try:
+        app.initialize([assignment, f"--student={student}", *extra_args])
+        app.start()
+    except SystemExit as stop:  # nbgrader exits 1 when a submission failed
+        if stop.code not in (0, None):
+            outcome.problem = "nbgrader could not autograde it (its log above says why)"
+    finally:
+        os.chdir(previous)
+    outcome.seconds = time.monotonic() - started
+    if not outcome.problem:
+        _read_score(app.coursedir, assignment, outcome)
+    return outcome
 
 
 def _read_score(coursedir: CourseDirectory, assignment: str, outcome: Outcome) -> None:

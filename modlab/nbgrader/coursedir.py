@@ -15,6 +15,7 @@ pipeline reads them.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 
+from modlab.build import stub_sources
 from modlab.course import Course, Exercise
 from modlab.notebooks import build_notebook
 
@@ -31,7 +33,7 @@ CONFIG_NAME = "nbgrader_config.py"
 PENALTIES = ("none", "zero")
 
 CONFIG = '''\
-"""nbgrader configuration of the course {course_id!r}, written by `modlab nbgrader init`
+"""nbgrader configuration of the course {course_name}, written by `modlab nbgrader init`
 from {course_file}.
 
 Scores come from modlab's graders, run on the submitted .py files outside the
@@ -44,19 +46,21 @@ from modlab.nbgrader import pipeline
 c = get_config()  # noqa: F821 (nbgrader provides it)
 here = os.path.dirname(os.path.abspath(__file__))
 
-c.CourseDirectory.course_id = {course_id!r}
+c.CourseDirectory.course_id = {course_id}
 c.CourseDirectory.root = here
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
-c.Exchange.root = {exchange!r}
+c.Exchange.root = {exchange}
 # Never copied from source/ into releases, submissions or feedback.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "test_*.py", "graders"]
 
 # The trusted pipeline: graders score the submitted files, not the notebook's outputs.
-c.GradeSubmission.course_file = {course_file!r}
+c.GradeSubmission.course_file = {course_path}
 c.GradeSubmission.device = "auto"
+c.Autograde.sanitize_preprocessors = pipeline.SANITIZE
 c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE
 # Students' own files are graded as submitted, never replaced by the source stubs.
-c.Autograde.exclude_overwriting = {exclude!r}
+c.Autograde.exclude_overwriting = {{
+{exclude}}}
 # A deleted score cell is put back, so every submission gets its score.
 c.OverwriteCells.add_missing_cells = True
 c.GenerateFeedback.preprocessors = pipeline.FEEDBACK
@@ -68,7 +72,7 @@ c.Execute.startup_timeout = 60
 c.Execute.raise_on_iopub_timeout = False
 
 # Submissions after an assignment's due date (from course.yaml): "none" or "zero".
-c.LateSubmissionPlugin.penalty_method = {late_penalty!r}
+c.LateSubmissionPlugin.penalty_method = {late_penalty}
 '''
 
 
@@ -88,33 +92,41 @@ def write_course_dir(course: Course, folder: Path, settings: Settings) -> list[P
         The files written.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    written = [write_config(course, folder, settings)]
+    stubs = stub_sources(course)
+    written = [write_config(course, folder, settings, stubs)]
     for exercise in course.exercises:
-        written += write_assignment(course, exercise, folder / "source" / exercise.name)
+        written += write_assignment(course, exercise, folder / "source" / exercise.name, stubs)
     record_assignments(course, folder)
     return written
 
 
-def write_config(course: Course, folder: Path, settings: Settings) -> Path:
-    exclude = {e.name: [f"{course.package}/{name}" for name in e.files] for e in course.exercises}
+def student_files(exercise: Exercise, stubs: dict[str, str]) -> list[str]:
+    """The package files a submission of the exercise holds: all of them for a cumulative one."""
+    return sorted(stubs) if exercise.cumulative else list(exercise.files)
+
+
+def write_config(course: Course, folder: Path, settings: Settings, stubs: dict[str, str]) -> Path:
+    course_file = str(course.root / "course.yaml")
+    files = {e.name: [f"{course.package}/{name}" for name in student_files(e, stubs)] for e in course.exercises}
+    exclude = "".join(f"    {json.dumps(name)}: {json.dumps(paths)},\n" for name, paths in files.items())
     path = folder / CONFIG_NAME
     path.write_text(CONFIG.format(
-        course_id=course.id, course_file=str(course.root / "course.yaml"), exchange=settings.exchange,
-        exclude=exclude, cell_timeout=settings.cell_timeout, late_penalty=settings.late_penalty,
+        course_name=course.id, course_file=course_file, course_id=json.dumps(course.id),
+        course_path=json.dumps(course_file), exchange=json.dumps(settings.exchange), exclude=exclude,
+        cell_timeout=settings.cell_timeout, late_penalty=json.dumps(settings.late_penalty),
     ), encoding="utf-8")
     return path
 
 
-def write_assignment(course: Course, exercise: Exercise, folder: Path) -> list[Path]:
-    """The exercise's notebook and its student files (the stubs of ``exercises/``)."""
+def write_assignment(course: Course, exercise: Exercise, folder: Path, stubs: dict[str, str]) -> list[Path]:
+    """The exercise's notebook and its student files, as stubs."""
     package = folder / course.package
     package.mkdir(parents=True, exist_ok=True)
     notebook = folder / f"{exercise.name}.ipynb"
     nbformat.write(assignment_notebook(course, exercise, build_notebook(course, exercise)), notebook)
     written = [notebook]
-    for name in exercise.files:
-        stub = course.root / "exercises" / course.package / name
-        (package / name).write_text(stub.read_text(encoding="utf-8"), encoding="utf-8")
+    for name in student_files(exercise, stubs):
+        (package / name).write_text(stubs[name], encoding="utf-8")
         written.append(package / name)
     return written
 

@@ -5,6 +5,8 @@ student controls that kernel: replacing ``pytest.main``, faking
 ``sys.modules['pytest']`` or dropping a ``pytest.py`` beside the notebook all
 change what it prints. Here the score never comes from the kernel:
 
+0. :class:`KeepOnlyScoreCell` (sanitizing) unmarks any cell the student
+   marked as graded, so the score cell is the only one.
 1. :class:`GradeSubmission` grades the submitted ``.py`` files with modlab's
    runner (graft mode, as ``modlab grade``) before the kernel starts, reading
    them from ``submitted/``, where the notebook cannot reach them first.
@@ -26,9 +28,9 @@ from nbformat import v4
 from nbgrader import utils
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, Execute,
-                                    GetGrades, IgnorePattern, LimitOutput, NbGraderPreprocessor,
-                                    SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput,
+                                    DeduplicateIds, Execute, GetGrades, IgnorePattern, LimitOutput,
+                                    NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 from traitlets import Enum, Unicode
 
 from modlab.course import Course, load_course
@@ -41,6 +43,22 @@ from .report import score_text
 
 class GradingFailed(RuntimeError):
     """modlab could not grade a submission; nbgrader reports the submission as failed."""
+
+
+class KeepOnlyScoreCell(NbGraderPreprocessor):
+    """Sanitizing: a cell the student marked as graded becomes a plain cell.
+
+    The score cell is the notebook's only nbgrader cell. nbgrader itself
+    would fail the whole submission on a graded cell it does not know.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        marks = cell.metadata.get("nbgrader")
+        if marks is not None and marks.get("grade_id") != SCORE_CELL_ID:
+            self.log.warning("%s %s: cell %d carries nbgrader marks the assignment never gave it; removed",
+                             *_who(resources), index)
+            del cell.metadata["nbgrader"]
+        return cell, resources
 
 
 class GradeSubmission(NbGraderPreprocessor):
@@ -111,19 +129,11 @@ class WriteScore(NbGraderPreprocessor):
         if noisy:
             self.log.info("%s %s: cells %s wrote to stderr or raised; ignored, the score comes from the graders",
                           *_who(resources), noisy)
-        score_cells = 0
-        for index, cell in enumerate(nb.cells):
-            if not utils.is_grade(cell):
-                continue
-            if cell.metadata.nbgrader.get("grade_id") == SCORE_CELL_ID:
-                cell.outputs = score_outputs(graded)
-                score_cells += 1
-            else:
-                self.log.warning("%s %s: cell %d claims to be graded but is not the score cell; not counted",
-                                 *_who(resources), index)
-                cell.metadata.nbgrader["grade"] = False
-        if score_cells != 1:
-            raise GradingFailed(f"{' '.join(_who(resources))}: the notebook has {score_cells} score cells, not 1")
+        score_cells = [cell for cell in nb.cells if utils.is_grade(cell)]
+        for cell in score_cells:
+            cell.outputs = score_outputs(graded)
+        if len(score_cells) != 1:
+            raise GradingFailed(f"{' '.join(_who(resources))}: the notebook has {len(score_cells)} score cells, not 1")
         return nb, resources
 
 
@@ -153,6 +163,9 @@ def _who(resources) -> tuple[str, str]:
 def _course(path: str) -> Course:
     return load_course(path or None)
 
+
+# Autograde.sanitize_preprocessors: nbgrader's own list, foreign nbgrader marks removed first.
+SANITIZE = [ClearOutput, KeepOnlyScoreCell, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
 
 # Autograde.autograde_preprocessors: nbgrader's own list with Execute replaced
 # and the trusted grade in front.
