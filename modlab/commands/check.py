@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from modlab.course import load_course
+from modlab.course import find_course_file, load_course
 
 EPILOG = """\
 examples:
@@ -36,8 +36,14 @@ def add_workspace_option(sub) -> None:
                           "one, else the folder of course.yaml)")
 
 
+def student_course(args):
+    """The course: ``--course``, else the course.yaml nearest above ``--path``
+    (or above the current folder)."""
+    return load_course(args.course or find_course_file(args.path))
+
+
 def run_check(args) -> int:
-    course = load_course(args.course)
+    course = student_course(args)
     exercise = course.exercise(args.exercise)
     result = checked(course, exercise, args.path)
     return 0 if result.failed == 0 and not result.error else 1

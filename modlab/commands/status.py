@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from modlab.commands.check import add_workspace_option
-from modlab.course import load_course
+from modlab.commands.check import add_workspace_option, student_course
 
 EPILOG = """\
 examples:
@@ -31,7 +30,7 @@ def run_status(args) -> int:
     from modlab.student import open_workspace, status_rows, status_table
     from modlab.submission import read_submissions
 
-    course = load_course(args.course)
+    course = student_course(args)
     workspace = open_workspace(course, args.path)
     submissions, problems = read_submissions(workspace)
     for problem in problems:

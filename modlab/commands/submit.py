@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from modlab.commands.check import add_workspace_option, checked
-from modlab.course import load_course
+from modlab.commands.check import add_workspace_option, student_course, checked
 
 EPILOG = """\
 examples:
@@ -38,7 +37,7 @@ def run_submit(args) -> int:
     from modlab.student import open_workspace, require_files, require_valid_syntax
     from modlab.submission import student_id, submit
 
-    course = load_course(args.course)
+    course = student_course(args)
     exercise = course.exercise(args.exercise)
     workspace = open_workspace(course, args.path)
     student = student_id(args.student)
