@@ -213,14 +213,16 @@ def solution_regions(course: Course) -> list[tuple[str, str]]:
 
 
 def student_course_yaml(course: Course) -> str:
-    """The course as students see it: exercises, files, points and due
-    dates; no limits or other grading internals."""
+    """The course as students see it: exercises, files, points, due dates and
+    which exercises are submitted whole; no limits or other grading internals."""
     exercises = []
     for exercise in course.exercises:
         item = {"id": exercise.id, "slug": exercise.slug, "title": exercise.title,
                 "points": exercise.points, "files": list(exercise.files)}
         if exercise.due:
             item["due"] = exercise.due.isoformat().replace("+00:00", "Z")
+        if exercise.cumulative:
+            item["cumulative"] = True
         exercises.append(item)
     data = {"course": {"id": course.id, "title": course.title, "package": course.package}}
     if course.exchange:

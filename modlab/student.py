@@ -42,8 +42,12 @@ class Workspace:
         return self.root / SUBMISSIONS
 
     def files_of(self, exercise: Exercise) -> dict[str, Path]:
-        """The exercise's files, ``{"mynn/walk.py": path}``."""
-        return {f"{self.course.package}/{name}": self.package_dir / name for name in exercise.files}
+        """The exercise's files, ``{"mynn/walk.py": path}``: for a cumulative
+        exercise (graded on the whole package), every file of the package."""
+        names = exercise.files
+        if exercise.cumulative:
+            names = sorted({*names, *(p.name for p in self.package_dir.glob("*.py"))})
+        return {f"{self.course.package}/{name}": self.package_dir / name for name in names}
 
     def checksums(self, exercise: Exercise) -> dict[str, str]:
         return {name: sha256(path) for name, path in self.files_of(exercise).items() if path.is_file()}
@@ -73,8 +77,8 @@ def require_files(workspace: Workspace, exercise: Exercise) -> None:
         if not path.is_file():
             close = difflib.get_close_matches(path.name, strays, n=1)
             hint = f"; found {close[0]}: rename it back" if close else ""
-            raise UsageError(f"{shown} is missing: exercise {exercise.id} is written in "
-                             f"{', '.join(workspace.files_of(exercise))}{hint}")
+            written_in = ", ".join(f"{workspace.course.package}/{name}" for name in exercise.files)
+            raise UsageError(f"{shown} is missing: exercise {exercise.id} is written in {written_in}{hint}")
 
 
 def require_valid_syntax(workspace: Workspace, paths: list[Path] | None = None) -> None:

@@ -40,7 +40,8 @@ $steps
 - Exercises build on each other: when a check fails inside an earlier exercise's code, the
   message says which exercise to fix first.
 - `modlab submit NN` runs the checks once more (a failure warns, it does not stop you), then writes
-  `submissions/<student>-NN-<time>.zip` holding exactly that exercise's files and a manifest
+  `submissions/<student>-NN-<time>.zip` holding exactly that exercise's files (for an exercise
+  graded on your whole package, such as the capstone, every file of `$package/`) and a manifest
   (checksums, time, tool version).$upload
   Submitting again never overwrites an earlier submission. Your student id comes from
   `--student`, else from `JUPYTERHUB_USER`, else from your login name.

@@ -92,8 +92,8 @@ def test_the_student_course_yaml_has_no_grading_internals(course, kit):
     text = (kit / "course.yaml").read_text()
     assert "limits" not in text and "timeout" not in text
     released = load_course(kit / "course.yaml")
-    assert [(e.id, e.files, e.points, e.due) for e in released.exercises] == \
-           [(e.id, e.files, e.points, e.due) for e in course.exercises]
+    assert [(e.id, e.files, e.points, e.due, e.cumulative) for e in released.exercises] == \
+           [(e.id, e.files, e.points, e.due, e.cumulative) for e in course.exercises]
 
 
 def test_hidden_scenarios_go_with_their_comments_and_helpers():

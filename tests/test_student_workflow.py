@@ -102,6 +102,9 @@ def test_a_submission_holds_exactly_the_exercise_files_and_a_manifest(kit):
            {name: hashlib.sha256((kit / name).read_bytes()).hexdigest() for name in files}
     assert (manifest["student"], manifest["exercise"], manifest["tool"]) == ("ada", "08", "modlab 0.1.0")
     assert manifest["submitted_at"].endswith("Z")
+    whole = read_archive(submit(workspace, workspace.course.exercise("09"), "ada"))[1]
+    assert sorted(whole) == sorted(f"mynn/{p.name}" for p in (kit / "mynn").glob("*.py")), \
+        "the capstone is graded on the whole package, so all of it is submitted"
     submissions, problems = read_submissions(workspace)
     assert len(submissions["08"]) == 2 and problems == []
     row = next(r for r in status_rows(workspace, submissions) if r.exercise.id == "08")
