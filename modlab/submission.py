@@ -153,8 +153,9 @@ def submit_to_exchange(workspace: Workspace, exercise: Exercise, student: str, a
     """Submit through nbgrader's own exchange, as ``nbgrader submit`` would.
 
     The assignment is the exercise's ``NN_slug``; it holds the exercise's
-    files, the manifest and, where the student has it, the lesson notebook
-    (nbgrader's autograde works on notebooks).
+    files, the manifest, and the assignment's notebook as nbgrader released
+    it: autograde works on that notebook (its score cell), and the student's
+    code is in the package files, not in the notebook.
     """
     try:
         from nbgrader.auth import Authenticator
@@ -172,8 +173,7 @@ def submit_to_exchange(workspace: Workspace, exercise: Exercise, student: str, a
         folder = Path(staging) / exercise.name
         with zipfile.ZipFile(io.BytesIO(archive)) as unpacked:
             unpacked.extractall(folder)
-        notebook = workspace.root / f"{exercise.name}.ipynb"
-        if notebook.is_file():
+        for notebook in (root / workspace.course.id / "outbound" / exercise.name).glob("*.ipynb"):
             (folder / notebook.name).write_bytes(notebook.read_bytes())
         coursedir = CourseDirectory(course_id=workspace.course.id, assignment_id=exercise.name,
                                     student_id=student, log=quiet)

@@ -131,7 +131,9 @@ def exchange_kit(kit, tmp_path, monkeypatch):
     course_file = kit / "course.yaml"
     course_file.write_text(course_file.read_text().replace("exercises:", "exchange: ../exchange\nexercises:", 1))
     course = load_course(course_file)
-    (kit.parent / "exchange" / course.id / "outbound" / "03_walk").mkdir(parents=True)
+    released = kit.parent / "exchange" / course.id / "outbound" / "03_walk"
+    released.mkdir(parents=True)
+    (released / "03_walk.ipynb").write_text('{"released": "by nbgrader, with its score cell"}')
     (kit.parent / "exchange" / course.id / "inbound").mkdir()
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))  # nbgrader's submit cache
     return kit
@@ -144,6 +146,7 @@ def test_submit_hands_the_files_to_nbgraders_exchange(exchange_kit):
     assert len(inbound) == 1 and inbound[0].name.startswith("ada+03_walk+")
     sent = {str(p.relative_to(inbound[0])) for p in inbound[0].rglob("*") if p.is_file()}
     assert {"mynn/walk.py", MANIFEST, "03_walk.ipynb", "timestamp.txt"} <= sent
+    assert "score cell" in (inbound[0] / "03_walk.ipynb").read_text(), "the released notebook, not the kit's"
     assert archive.is_file()
 
 
