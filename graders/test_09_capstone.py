@@ -54,8 +54,8 @@ class Seeds:
             self.head = torch.nn.Linear(64, 3)
 
         def forward(self, x):
-            for layer in self.blocks:
-                x = torch.relu(layer(x))
+            for block in self.blocks:
+                x = torch.relu(block(x))
             return self.head(x)
 
     class PlainListClassifier(Classifier):
