@@ -6,6 +6,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from modlab.course import load_course
 from modlab.release import build_release
 
@@ -15,6 +17,7 @@ from conftest import ROOT
 @functools.lru_cache(maxsize=None)
 def released_kit() -> Path:
     """The kit, built once; read it, or copy it with :func:`kit_copy`."""
+    pytest.importorskip("nbformat", reason="building the notebooks of a kit needs nbformat")
     folder = Path(tempfile.mkdtemp(prefix="modlab-kit-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     build_release(load_course(ROOT / "course.yaml"), folder / "kit")

@@ -2,6 +2,7 @@
 with a real kernel against the reference solution."""
 import ast
 import asyncio
+import dataclasses
 import time
 
 import pytest
@@ -28,7 +29,7 @@ def test_a_lesson_without_its_task_marker_is_rejected(course, tmp_path):
     lesson = tmp_path / "lessons" / f"{course.exercises[0].name}.md"
     lesson.parent.mkdir()
     lesson.write_text("No task here.\n")
-    elsewhere = type(course)(**{**course.__dict__, "root": tmp_path})
+    elsewhere = dataclasses.replace(course, root=tmp_path)
     with pytest.raises(BuildError, match="task"):
         build_notebook(elsewhere, elsewhere.exercises[0])
 
