@@ -36,7 +36,7 @@ MIN_REGION = 48
 
 
 class ReleaseError(ValueError):
-    """The kit cannot be written (the folder is in use, a grader cannot be split)."""
+    """The kit cannot be written: the folder is in use, or the kit would leak."""
 
 
 def build_release(course: Course, out: Path) -> list[Path]:
@@ -68,6 +68,7 @@ def build_release(course: Course, out: Path) -> list[Path]:
         leaks = find_leaks(course, staging)
         if leaks:
             raise ReleaseError(f"the kit would leak {len(leaks)} secret(s), nothing written: " + "; ".join(leaks[:5]))
+        staging.chmod(0o755)  # mkdtemp made it private; the kit is meant to be shared
         if out.exists():
             out.rmdir()
         os.replace(staging, out)
@@ -238,7 +239,6 @@ def student_pyproject(course: Course) -> str:
     needs = [r for r in _requirements() if "extra ==" not in r]
     if course.exchange:
         needs.append(next((r.split(";")[0].strip() for r in _requirements() if r.startswith("nbgrader")), "nbgrader"))
-    listed = lambda items: "[\n" + "".join(f'    "{item}",\n' for item in items) + "]"
     return f"""\
 # Installs the modlab tool for this course: `python -m pip install ".[notebook]"`.
 [build-system]
@@ -250,10 +250,10 @@ name = "modlab"
 version = "{modlab.__version__}"
 description = "Local checks and submissions for {course.title}"
 requires-python = ">=3.10"
-dependencies = {listed(needs)}
+dependencies = {_toml_list(needs)}
 
 [project.optional-dependencies]
-notebook = {listed(NOTEBOOK_EXTRA)}
+notebook = {_toml_list(NOTEBOOK_EXTRA)}
 
 [project.scripts]
 modlab = "modlab.cli:main"
@@ -261,6 +261,10 @@ modlab = "modlab.cli:main"
 [tool.setuptools.packages.find]
 include = ["modlab*"]
 """
+
+
+def _toml_list(items: list[str]) -> str:
+    return "[\n" + "".join(f'    "{item}",\n' for item in items) + "]"
 
 
 def _requirements() -> list[str]:
