@@ -8,10 +8,12 @@ reports which ones hold (see :func:`confine`'s return value):
 what          how                                             where
 ============  ==============================================  =====================
 memory        ``RLIMIT_DATA`` (private writable memory: what  everywhere
-              tensors and Python objects take; unlike
-              ``RLIMIT_AS`` it leaves alone the address
-              space CUDA reserves but never backs)
-files         ``RLIMIT_FSIZE`` (files written)                everywhere
+              tensors and Python objects take), that much
+              above what the worker holds when it starts.
+              Not ``RLIMIT_AS``: CUDA reserves some 16 GiB
+              of address space it never backs
+files         ``RLIMIT_FSIZE`` (one file written); its        everywhere; the
+              directory a tmpfs of the same size              tmpfs as root
 processes     ``RLIMIT_NPROC``, counted per user: the worker  everywhere; exact
               gets a user of its own when run as root, else   only as root
               the limit is added to what the user already runs
@@ -25,10 +27,12 @@ seen          it sees only its own processes (not the
               ends everything it started
 file access   Landlock: read the Python installation, the     Linux >= 5.13 with
               system directories and the modules already      Landlock enabled
-              imported; write only the private directory; no  (scopes: >= 6.12)
-              TCP; no signals to processes outside the
-              sandbox. Graders, solutions, other students'
-              folders and results stay out of reach.
+              imported; write only the private directory; no  (scopes: >= 6.12);
+              TCP; no signals to processes outside the        else, as root, the
+              sandbox. Without Landlock, as root: a chroot    chroot
+              into read-only binds of the same. Graders,
+              solutions, other students' folders and results
+              stay out of reach.
 environment   only ``KEPT_ENVIRONMENT``; HOME and TMPDIR are  everywhere
               the private directory; inherited descriptors
               closed; output to /dev/null
@@ -129,11 +133,18 @@ def confine(policy: Policy) -> dict[str, str]:
     root = LINUX and os.geteuid() == 0
     if root:
         held.update(_new_namespaces())
+        if "mounts" in held:
+            held["disk"] = _workdir_on_tmpfs(policy)
+            if not landlock_abi() and _private_root(policy.workdir):
+                held["files"] = "a root of read-only binds: the Python installation and system, and its directory"
     held.update(_set_limits(policy, root))
     if root and policy.uid is not None:
-        # Under Landlock the worker may keep reading past file permissions
-        # (a Python installed under /root), within what Landlock allows.
-        keep = CAP_DAC_READ_SEARCH if landlock_abi() else None
+        # Where only what it may read is reachable (Landlock, or a root of
+        # binds) the worker may read past file permissions (a Python
+        # installed under /root); seccomp refuses open_by_handle_at, the one
+        # way around paths that this capability opens.
+        reachable = (landlock_abi() or "files" in held) and os.uname().machine in SYSCALLS
+        keep = CAP_DAC_READ_SEARCH if reachable else None
         held["user"] = f"uid {_become(policy.uid, keep)}" + (" reading past permissions" if keep else "")
     if LINUX:
         _die_with_parent()
@@ -181,13 +192,29 @@ def _scrub_environment(workdir: str) -> None:
 
 def _set_limits(policy: Policy, root: bool) -> dict[str, str]:
     memory = policy.memory_mib * 2**20
-    _limit(resource.RLIMIT_DATA, memory)
+    baseline = _private_memory()
+    _limit(resource.RLIMIT_DATA, baseline + memory)
     _limit(resource.RLIMIT_FSIZE, memory)
     _limit(resource.RLIMIT_CORE, 0)
     processes = policy.max_processes if root else _tasks_of_user(os.getuid()) + policy.max_processes
     _limit(resource.RLIMIT_NPROC, processes)
-    return {"memory": f"RLIMIT_DATA {policy.memory_mib} MiB",
+    return {"memory": f"RLIMIT_DATA {policy.memory_mib} MiB above torch's own {baseline >> 20} MiB",
             "processes": f"RLIMIT_NPROC {policy.max_processes}" + ("" if root else " above the user's own")}
+
+
+def _private_memory() -> int:
+    """What RLIMIT_DATA counts now: the worker's start, mostly torch's libraries.
+
+    The limit is set that much above it, so that ``memory_mib`` means the
+    same on a CPU build of torch (about 0.2 GiB of it) and a CUDA build
+    (about 1.3 GiB).
+    """
+    try:
+        with open("/proc/self/status") as status:
+            line = next(line for line in status if line.startswith("VmData:"))
+        return int(line.split()[1]) * 1024
+    except (OSError, StopIteration):
+        return 0
 
 
 def _limit(which: int, value: int) -> None:
@@ -249,7 +276,7 @@ class _CapData(ctypes.Structure):
 # -- Linux: namespaces, parent death --------------------------------------------
 
 CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 0x4000, 0x40000
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 36, 38, 22
 
 _libc = ctypes.CDLL(None, use_errno=True) if LINUX else None
@@ -284,11 +311,52 @@ def _new_namespaces() -> dict[str, str]:
         return held
     held["network"] = "namespace"
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount")
+    held["mounts"] = "own namespace"
     if os.getpid() == 1:  # the zygote forked us into a new PID namespace
         proc = _libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
         if proc == 0:
             held["processes seen"] = "own PID namespace"
     return held
+
+
+def _workdir_on_tmpfs(policy: Policy) -> str:
+    """Its directory becomes a tmpfs of ``memory_mib``: what it writes cannot fill the disk."""
+    owner = f",uid={policy.uid},gid={policy.uid}" if policy.uid is not None else ""
+    options = f"size={policy.memory_mib}m,mode=0700{owner}".encode()
+    if _libc.mount(b"tmpfs", policy.workdir.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+        return "unlimited"
+    return f"its directory a tmpfs of {policy.memory_mib} MiB"
+
+
+def _private_root(workdir: str) -> bool:
+    """Root without Landlock: chroot into a tmpfs holding read-only binds of
+    what Landlock would let the worker read, its devices, a fresh /proc and
+    its own directory. Graders, solutions and results are not in it."""
+    root = os.path.join(workdir, ".root")
+    os.mkdir(root)
+    if _libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID, b"mode=0755") != 0:
+        return False
+    for path, rights in prepare():
+        if not path.startswith("/proc/"):
+            _bind(path, root + path, MS_REC, writable=bool(rights & FS_WRITE_FILE))
+    _bind(workdir, root + workdir, 0, writable=True)  # not recursive: leaves out .root itself
+    os.makedirs(root + "/proc", exist_ok=True)
+    _libc.mount(b"proc", (root + "/proc").encode(), b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    os.chroot(root)
+    return True
+
+
+def _bind(source: str, target: str, recursive: int, writable: bool) -> None:
+    if not os.path.exists(source):
+        return
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "a").close()
+    _check(_libc.mount(source.encode(), target.encode(), None, MS_BIND | recursive, None), f"bind {source}")
+    if not writable:
+        _libc.mount(None, target.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
 
 
 def _die_with_parent() -> None:
@@ -361,7 +429,9 @@ def _landlock(workdir: str) -> dict[str, str]:
 
 def _landlock_rules(workdir: str):
     yield workdir, -1
-    yield os.path.realpath("/proc/self"), FS_READ_FILE | FS_READ_DIR
+    # Its own /proc entry, writable: threads are named by writing
+    # /proc/self/task/<tid>/comm, and CUDA fails to start if it cannot.
+    yield os.path.realpath("/proc/self"), FS_READ_FILE | FS_READ_DIR | FS_WRITE_FILE | FS_TRUNCATE
     yield from prepare()
 
 

@@ -102,15 +102,6 @@ class Zygote:
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
 
-    def close(self) -> None:
-        """Stop it: it ends every worker it still keeps."""
-        self.socket.close()
-        if self.owner == os.getpid():
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-
 
 class WorkerHandle:
     """A forked worker seen from the grading process: stop it, learn how it ended."""
@@ -247,6 +238,7 @@ class Keeper:
             pid = os.fork()
         except OSError as exc:
             control.close()
+            os.close(data_fd)
             send_frame(sock, {"error": f"fork: {exc}"})
             return
         finally:
@@ -297,18 +289,20 @@ class Keeper:
                 return
             kept = self.kept.pop(pid, None)
             if kept is not None:
-                self._report(kept, os.waitstatus_to_exitcode(status))
-                if not self.pid_namespaces:  # in a namespace, the kernel ends the rest
+                if not self.pid_namespaces:  # in a namespace, the kernel has ended the rest
                     self._end_orphans()
+                self._report(kept, os.waitstatus_to_exitcode(status))  # only once all is gone
 
     def _report(self, kept: Kept, code: int) -> None:
+        """Remove the worker's directory, then say how it ended: once the
+        grading process hears it, nothing of the worker is left."""
+        if kept.workdir:
+            _remove(kept.workdir)
         try:
             send_frame(kept.control, {"exitcode": code})
         except OSError:
             pass  # the grading process stopped listening
         kept.control.close()
-        if kept.workdir:
-            _remove(kept.workdir)
 
     def _end_orphans(self) -> None:
         """Kill and reap every child that is not a kept worker: a descendant

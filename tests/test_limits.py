@@ -1,0 +1,203 @@
+"""The worker's limits and confinement: taken from course.yaml, named when
+exceeded, and holding where the platform allows them."""
+import dataclasses
+import json
+import os
+import sys
+import time
+
+import pytest
+
+from modlab.course import Limits
+from modlab.runner import sandbox
+from modlab.runner.grade import GradeOptions, grade_exercise
+from modlab.runner.process import _size
+from modlab.runner.protocol import ProtocolError, check_answer, parse_answer
+
+from conftest import ROOT
+
+LINUX = sys.platform.startswith("linux")
+ROOTED = LINUX and os.geteuid() == 0
+LIMITS = Limits(scenario_timeout_s=1, submission_timeout_s=3, memory_mib=768, max_processes=32)
+
+# Appended to the stub of parameter.py: every scenario fails with what the
+# worker sees, as JSON in the exception's message.
+REPORTER = '''
+import json as _json
+
+
+def _report(cls, *args, **kwargs):
+    raise RuntimeError("SEEN" + _json.dumps(_seen()))
+
+
+Parameter.__new__ = _report
+'''
+
+
+@pytest.fixture(scope="module")
+def quick(course):
+    quick = dataclasses.replace(course, limits=LIMITS)
+    grade_exercise(quick, quick.exercise("01"), quick.solutions, GradeOptions(device="cpu"))  # start-up, untimed
+    return quick
+
+
+def graded(course, tmp_path, appended: str):
+    package = tmp_path / course.package
+    package.mkdir()
+    stub = (ROOT / "exercises" / course.package / "parameter.py").read_text()
+    (package / "parameter.py").write_text(stub + "\n\n" + appended)
+    return grade_exercise(course, course.exercise("01"), package, GradeOptions(device="cpu"))
+
+
+def seen(course, tmp_path, function: str) -> dict:
+    """What ``_seen()`` (defined by ``function``) returns inside a worker."""
+    result = graded(course, tmp_path, function + REPORTER)
+    feedback = result.tests[0].feedback
+    assert "SEEN" in feedback, feedback
+    return json.loads(feedback.split("SEEN", 1)[1].split("}", 1)[0] + "}")
+
+
+def test_limits_are_named_in_their_units():
+    assert [_size(2048), _size(1536), _size(768), _size(100)] == ["2 GiB", "1.5 GiB", "768 MiB", "100 MiB"]
+
+
+def test_a_hang_costs_the_scenario_then_the_submission_stops(quick, tmp_path):
+    started = time.monotonic()
+    result = graded(quick, tmp_path, "import time\nParameter.__new__ = lambda cls, *a, **k: time.sleep(60)\n")
+    assert time.monotonic() - started < LIMITS.submission_timeout_s + 5
+    assert {test.reason for test in result.tests} == {"timeout"}
+    texts = [test.feedback for test in result.tests]
+    assert "scenario exceeded 1 s" in texts[0]
+    assert "submission exceeded 3 s in all" in texts[-1]
+
+
+def test_an_import_that_hangs_is_waited_for_once(quick, tmp_path):
+    started = time.monotonic()
+    result = graded(quick, tmp_path, "import time\ntime.sleep(60)\n")
+    assert time.monotonic() - started < 2 * LIMITS.scenario_timeout_s + 3
+    assert all(test.reason == "timeout" and "importing the package exceeded 1 s" in test.feedback
+               for test in result.tests)
+
+
+def test_the_worker_sees_its_own_directory_and_a_scrubbed_environment(quick, tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "not for students")
+    facts = seen(quick, tmp_path, '''
+import os
+
+
+def _seen():
+    return {"environment": sorted(os.environ), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
+            "files": sorted(os.listdir(".")), "package": sorted(os.listdir("mynn"))}
+''')
+    assert set(facts["environment"]) <= set(sandbox.KEPT_ENVIRONMENT) | {"HOME", "TMPDIR"}
+    assert facts["home"] == facts["cwd"] and os.path.basename(facts["cwd"]).startswith("modlab-worker-")
+    assert facts["files"] == ["mynn"] and facts["package"] == ["parameter.py"]  # the exercise's files only
+    assert not os.path.exists(facts["cwd"])  # removed with the worker
+
+
+@pytest.mark.skipif(not LINUX, reason="the confinement is Linux's")
+def test_the_worker_can_reach_no_network_and_no_grader(quick, tmp_path):
+    facts = seen(quick, tmp_path, f'''
+import socket
+
+
+def _attempt(action):
+    try:
+        action()
+        return "allowed"
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def _seen():
+    return {{"udp": _attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
+             "tcp": _attempt(lambda: socket.create_connection(("127.0.0.1", 22), timeout=0.5)),
+             "grader": _attempt(lambda: open({str(ROOT / "graders" / "test_01_parameter.py")!r}).read()),
+             "solution": _attempt(lambda: open({str(quick.solutions / "parameter.py")!r}).read())}}
+''')
+    assert facts["udp"] != "allowed" and facts["tcp"] != "allowed"
+    if ROOTED or sandbox.landlock_abi():
+        assert facts["grader"] == facts["solution"] == "PermissionError"
+
+
+@pytest.mark.skipif(not LINUX, reason="the confinement is Linux's")
+def test_what_holds_is_reported(quick):
+    from modlab.grading.loader import load_scenarios
+    from modlab.runner.grade import all_grader_files, package_sources
+    from modlab.runner.process import WorkerProcess
+
+    exercise = quick.exercise("01")
+    case = load_scenarios(quick, exercise)[0].cases()[0]
+    world = {"kind": "package", "package": quick.package, "own": ["parameter.py"],
+             "sources": package_sources(quick, exercise, quick.solutions, "graft")}
+    worker = WorkerProcess(world, all_grader_files(quick), limits=quick.limits)
+    try:
+        worker.ask({"op": "run", "scenario": case.scenario.key, "arguments": case.arguments()}, 10)
+    finally:
+        worker.close()
+    held = worker.sandbox
+    assert "768 MiB" in held["memory"] and "32" in held["processes"]
+    if os.uname().machine in sandbox.SYSCALLS:
+        assert "seccomp" in held["network"]
+    if ROOTED:
+        assert held["user"].startswith("uid ") and "namespace" in held["network"]
+        assert held["processes seen"] == "own PID namespace"
+    if sandbox.landlock_abi():
+        assert held["files"].startswith("Landlock")
+
+
+@pytest.mark.parametrize("answer, problem", [
+    ({"observation": {"$tensor": {"class": "Tensor", "module": "torch", "dtype": "float32", "shape": [2],
+                                  "device": "cpu", "requires_grad": False, "data": "AAAA"}}}, "does not fill"),
+    ({"observation": {"$tensor": {"class": "Tensor"}}}, "malformed tensor"),
+    ({"observation": {"$tensor": {"class": "Tensor", "module": "torch", "dtype": "Tensor", "shape": [],
+                                  "device": "cpu", "requires_grad": False, "data": ""}}}, "unknown dtype"),
+    ({"observation": {"$secret": 1}}, "unknown observation tag"),
+    ({"observation": [float("nan")]}, "non-finite"),
+    ({"observation": {"$dict": [["a"]]}}, "malformed mapping"),
+    ({"raised": {"type": "X"}}, "neither"),
+    ({"observation": 1, "tamper": "no"}, "malformed tamper"),
+])
+def test_malformed_answers_are_refused(answer, problem):
+    with pytest.raises(ProtocolError, match=problem):
+        check_answer(answer)
+
+
+def test_answers_too_deep_or_not_objects_are_refused():
+    for raw in (b"[" * 100_000 + b"]" * 100_000, b"[1, 2]", b"{"):
+        with pytest.raises(ProtocolError):
+            parse_answer(raw)
+    deep = {"observation": 1}
+    for _ in range(200):
+        deep["observation"] = [deep["observation"]]
+    with pytest.raises(ProtocolError, match="too deep"):
+        check_answer(deep)
+
+
+@pytest.mark.skipif(not ROOTED, reason="a root of binds needs root")
+def test_without_landlock_root_gives_the_worker_a_root_of_binds(quick, tmp_path):
+    """Where the kernel has no Landlock, root chroots the worker into
+    read-only binds of what Landlock would allow; checked here in a fork."""
+    workdir = tmp_path / "worker"
+    workdir.mkdir()
+    hidden = [ROOT / "graders" / "test_01_parameter.py", quick.solutions / "parameter.py"]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        facts = {}
+        try:
+            sandbox.unshare(sandbox.CLONE_NEWNS)
+            sandbox._libc.mount(None, b"/", None, sandbox.MS_REC | sandbox.MS_PRIVATE, None)
+            facts["chroot"] = sandbox._private_root(str(workdir))
+            facts["hidden"] = [os.path.exists(path) for path in hidden]
+            facts["python"] = os.path.isdir(sys.prefix) and __import__("xml.dom.minidom").__name__
+            facts["system writable"] = os.access(sys.prefix, os.W_OK)
+            (workdir / "mine").write_text("its own directory is writable")
+        finally:
+            os.write(write, json.dumps(facts).encode())
+            os._exit(0)
+    os.close(write)
+    facts = json.loads(os.read(read, 65536))
+    os.waitpid(pid, 0)
+    assert facts == {"chroot": True, "hidden": [False, False], "python": "xml", "system writable": False}
+    assert (workdir / "mine").exists()
