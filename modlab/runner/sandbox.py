@@ -49,7 +49,10 @@ import ctypes
 import errno
 import glob
 import os
-import resource
+try:
+    import resource
+except ImportError:  # Windows: no rlimits there; its workers are spawned and run unconfined
+    resource = None
 import signal
 import struct
 import sys

@@ -20,13 +20,16 @@ Requests and answers are JSON bytes; nothing is unpickled on the grading side.
 """
 from __future__ import annotations
 
+import atexit
 import importlib.abc
 import importlib.util
 import json
 import marshal
 import os
 import random
+import shutil
 import sys
+import tempfile
 import traceback
 
 import torch
@@ -156,10 +159,13 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
         except Exception as exc:  # the machine's fault, not the submission's
             connection.send_bytes(json.dumps({"loaded": False, "sandbox_error": f"{type(exc).__name__}: {exc}"}).encode())
             return
-    else:
+    else:  # spawned, unconfined: still keep its files and output away from the student's folder
         quiet = os.open(os.devnull, os.O_RDWR)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
+        workdir = tempfile.mkdtemp(prefix="modlab-worker-")
+        atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+        os.chdir(workdir)
     world = marshal.loads(connection.recv_bytes())
     package = world.get("package")
     if package:
