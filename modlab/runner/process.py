@@ -275,6 +275,7 @@ class SpawnedHandle:
         return self.process.exitcode
 
     def stop(self, timeout: float) -> int | None:
+        self.process.join(0.5)  # its pipe is closed: a well-behaved worker exits and removes its folder
         if self.process.is_alive():
             self.process.kill()
         return self.exitcode(timeout)
