@@ -26,7 +26,6 @@ import csv
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -45,14 +44,15 @@ from modlab.grading.loader import grader_file  # noqa: E402
 from modlab.variants import load_variants  # noqa: E402
 
 BIN = Path(sys.executable).parent
-ADVERSARIAL = {  # student -> {file: text replacing the reference's}, applied to the reference
-    "adv_exit_at_import": {"parameter.py": "import sys\nsys.exit(0)\n"},
-    "adv_os_exit_at_import": {"registration.py": "import os\nos._exit(0)\n"},
-    "adv_fake_results": {"walk.py": 'print(\'{"score": 100, "tests": []}\')\nprint("===== 42 passed in 0.01s =====")\n'
-                                    'import sys\nprint("<testsuite failures=\\"0\\"/>", file=sys.stderr)\n'},
-    "adv_patches_torch": {"parameter.py": "import torch\ntorch.equal = lambda *a, **k: True\n"
-                                          "torch.allclose = lambda *a, **k: True\n"},
-    "adv_delegates_to_torch": {"containers.py": "from torch.nn import Sequential, ModuleList, ModuleDict\n"},
+ADVERSARIAL = {  # student -> (file, code, whether the code replaces the reference file or follows it)
+    "adv_exit_at_import": ("parameter.py", "import sys\nsys.exit(0)\n", "replaces"),
+    "adv_os_exit_at_import": ("registration.py", "import os\nos._exit(0)\n", "replaces"),
+    "adv_fake_results": ("walk.py", 'print(\'{"score": 100, "tests": []}\')\nprint("===== 42 passed in 0.01s =====")\n'
+                                    'import sys\nprint("<testsuite failures=\\"0\\"/>", file=sys.stderr)\n', "follows"),
+    "adv_patches_torch": ("parameter.py", "import torch\ntorch.equal = lambda *a, **k: True\n"
+                                          "torch.allclose = lambda *a, **k: True\n", "follows"),
+    "adv_delegates_to_torch": ("containers.py", "from torch.nn import Sequential, ModuleList, ModuleDict\n", "replaces"),
+    "adv_hangs_in_repr": ("parameter.py", "Parameter.__repr__ = lambda self: str(any(iter(int, 1)))\n", "follows"),
 }
 
 
@@ -60,11 +60,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2, help="modlab grade -j (default 2)")
-    parser.add_argument("--nbgrader-sample", type=int, default=10, metavar="K",
-                        help="students nbgrader grades; 0 skips nbgrader (default 10)")
+    parser.add_argument("--nbgrader-sample", type=int, default=6, metavar="K",
+                        help="students nbgrader grades (at least 3); 0 skips nbgrader (default 6)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, help="keep the class and results here (default: a temporary folder)")
     args = parser.parse_args()
+    if 0 < args.nbgrader_sample < 3:
+        parser.error("--nbgrader-sample: at least 3, to tell nbgrader's start-up from its cost per student")
     course = load_course(ROOT / "course.yaml")
     exercises = [e for e in course.exercises if grader_file(course, e).is_file()]
     work = args.workdir or Path(tempfile.mkdtemp(prefix="modlab-bench-"))
@@ -85,15 +87,10 @@ def main() -> int:
                       "--out", work / "modlab-results"], env)
     records = load_records(work / "modlab-results")
     report = {"students": len(packages), "exercises": [e.id for e in exercises], "jobs": args.jobs,
-              "modlab": summarise(modlab, records, len(packages), args.jobs)}
+              "modlab": modlab_figures(modlab, records, args.jobs)}
     if args.nbgrader_sample:
         sample = random.Random(args.seed).sample(sorted(packages), min(args.nbgrader_sample, len(packages)))
-        for student in sample:
-            shutil.copytree(klass / student, nbcourse / "submitted" / student)
-        each = "; ".join(f"nbgrader autograde {e.name} --log-level=ERROR" for e in exercises)
-        nbgrader = measure(["sh", "-c", each], env, cwd=nbcourse)
-        report["nbgrader"] = summarise(nbgrader, {s: records[s] for s in sample}, len(sample), 1)
-        report["nbgrader"]["agrees_with_modlab"] = compare_gradebooks(nbcourse, env, records, sample, exercises)
+        report["nbgrader"] = grade_with_nbgrader(nbcourse, klass, sample, exercises, env, records)
     print_report(report)
     (work / "bench.json").write_text(json.dumps(report, indent=2))
     print(f"figures in {work / 'bench.json'}")
@@ -111,8 +108,9 @@ def class_packages(course, count: int, seed: int) -> dict[str, dict]:
                 "stubs": {"kind": "stubs", "files": stubs}}
     for name, (file, text) in variants.items():
         students[f"bug_{name}"] = {"kind": "buggy variant", "files": {**reference, file: text}}
-    for name, files in ADVERSARIAL.items():
-        students[name] = {"kind": "adversarial", "files": {**reference, **files}}
+    for name, (file, code, how) in ADVERSARIAL.items():
+        text = code if how == "replaces" else reference[file] + "\n" + code
+        students[name] = {"kind": "adversarial", "files": {**reference, file: text}}
     draw = random.Random(seed)
     by_file = {}
     for name, (file, text) in variants.items():
@@ -176,19 +174,52 @@ def run(command: list, env: dict, cwd: Path | None = None) -> None:
 
 def measure(command: list, env: dict, cwd: Path | None = None) -> dict:
     """Run a command; its wall time, CPU time (all its processes) and peak memory."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    account = CpuAccount()
     started = time.monotonic()
-    process = subprocess.Popen([str(c) for c in command], env=env, cwd=cwd, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([str(c) for c in command], env=env, cwd=cwd, stdout=subprocess.PIPE, text=True,
+                               preexec_fn=account.join)
     sampler = MemorySampler(process.pid)
     sampler.start()
     output = process.communicate()[0]
     wall = time.monotonic() - started
     sampler.stop()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode not in (0, 1):  # 1: some submission could not be graded, still measured
         raise SystemExit(f"{command[0]} failed with exit code {process.returncode}:\n{output}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": wall, "cpu_s": cpu, "peak_pss_mib": sampler.peak / 2**20, "output": output}
+    load = sum(sampler.loads) / len(sampler.loads) if sampler.loads else os.getloadavg()[0]
+    return {"wall_s": wall, "cpu_s": account.seconds(), "peak_pss_mib": sampler.peak / 2**20, "load": load,
+            "output": output}
+
+
+class CpuAccount:
+    """CPU time of a process and every process it starts, even those that outlive their
+    parent unwaited (the kernel counts them in a cgroup v2 of their own); None where
+    there is no writable cgroup v2."""
+
+    def __init__(self):
+        mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
+        root = next((Path(m[1]) for m in mounts if m[2] == "cgroup2"), None)
+        self.group = root / f"modlab-bench-{os.getpid()}-{time.monotonic_ns()}" if root else None
+        try:
+            self.group.mkdir()
+        except (AttributeError, OSError):
+            self.group = None
+
+    def join(self) -> None:
+        """In the child, before exec: move into the group."""
+        if self.group:
+            (self.group / "cgroup.procs").write_text(str(os.getpid()))
+
+    def seconds(self) -> float | None:
+        if not self.group:
+            return None
+        stat = dict(line.split() for line in (self.group / "cpu.stat").read_text().splitlines())
+        for _ in range(50):  # the last processes may take a moment to leave
+            try:
+                self.group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+        return int(stat["usage_usec"]) / 1e6
 
 
 class MemorySampler(threading.Thread):
@@ -197,6 +228,7 @@ class MemorySampler(threading.Thread):
     def __init__(self, pid: int, every: float = 0.25):
         super().__init__(daemon=True)
         self.root, self.every, self.peak, self.done = psutil.Process(pid), every, 0, threading.Event()
+        self.loads: list[float] = []  # other work on the machine slows both runs alike
 
     def run(self) -> None:
         while not self.done.wait(self.every):
@@ -211,6 +243,7 @@ class MemorySampler(threading.Thread):
                 except psutil.Error:
                     pass  # ended between listing and reading
             self.peak = max(self.peak, total)
+            self.loads.append(os.getloadavg()[0])
 
     def stop(self) -> None:
         self.done.set()
@@ -221,17 +254,63 @@ def load_records(results: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in (results / "students").glob("*.json")}
 
 
-def summarise(measured: dict, records: dict[str, dict], graded: int, processes: int) -> dict:
-    """Throughput and overhead: time per submission in one process, less the tests' own time."""
-    tests_s = sum(t["seconds"] for r in records.values() for e in r["exercises"] for t in e["tests"]) / len(records)
-    per_submission = measured["wall_s"] * processes / graded
+def tests_seconds(records: dict[str, dict]) -> float:
+    """The grader tests' own time per submission: what any pipeline running them pays."""
+    return sum(t["seconds"] for r in records.values() for e in r["exercises"] for t in e["tests"]) / len(records)
+
+
+def modlab_figures(measured: dict, records: dict[str, dict], jobs: int) -> dict:
+    graded = len(records)
+    per_submission = measured["wall_s"] * jobs / graded  # in one of the `jobs` processes
     return {
-        "graded": graded, "wall_s": round(measured["wall_s"], 1), "cpu_s": round(measured["cpu_s"], 1),
+        "graded": graded, "wall_s": round(measured["wall_s"], 1), "class_wall_s": round(measured["wall_s"], 1),
         "per_minute": round(graded / measured["wall_s"] * 60, 2),
-        "process_s_per_submission": round(per_submission, 2), "tests_s_per_submission": round(tests_s, 2),
-        "overhead_s_per_submission": round(per_submission - tests_s, 2),
-        "peak_pss_mib": round(measured["peak_pss_mib"]),
+        "process_s_per_submission": round(per_submission, 2),
+        "tests_s_per_submission": round(tests_seconds(records), 2),
+        "overhead_s_per_submission": round(per_submission - tests_seconds(records), 2),
+        "cpu_s_per_submission": _per(measured["cpu_s"], graded),
+        "peak_pss_mib": round(measured["peak_pss_mib"]), "mean_load_average": round(measured["load"], 1),
     }
+
+
+def grade_with_nbgrader(nbcourse: Path, klass: Path, sample: list[str], exercises, env: dict,
+                        records: dict[str, dict]) -> dict:
+    """`nbgrader autograde`, one run per exercise as an instructor runs it, in two rounds:
+    one student, then the rest of the sample (nbgrader skips what it graded before).
+
+    An autograde run pays its start-up (nbgrader, and a fresh torch, zygote and
+    oracle for the trusted pipeline) once per exercise, whatever the number of
+    students: the two rounds tell that fixed cost from the cost of each student,
+    and the class is extrapolated from both, not from the sample's average.
+    """
+    each = "; ".join(f"nbgrader autograde {e.name} --log-level=ERROR" for e in exercises)
+    rounds = []
+    for students in (sample[:1], sample[1:]):
+        for student in students:
+            shutil.copytree(klass / student, nbcourse / "submitted" / student)
+        rounds.append(measure(["sh", "-c", each], env, cwd=nbcourse))
+    one, rest = rounds
+    per_student = (rest["wall_s"] - one["wall_s"]) / (len(sample) - 2)
+    fixed = one["wall_s"] - per_student
+    class_wall = fixed + len(records) * per_student
+    mine = {s: records[s] for s in sample}
+    cpu = None if one["cpu_s"] is None else one["cpu_s"] + rest["cpu_s"]
+    return {
+        "graded": len(sample), "wall_s": round(one["wall_s"] + rest["wall_s"], 1),
+        "fixed_s": round(fixed, 1), "per_student_s": round(per_student, 2),
+        "class_wall_s": round(class_wall), "per_minute": round(len(records) / class_wall * 60, 2),
+        "process_s_per_submission": round(per_student, 2),
+        "tests_s_per_submission": round(tests_seconds(mine), 2),
+        "overhead_s_per_submission": round(per_student - tests_seconds(mine), 2),
+        "cpu_s_per_submission": _per(cpu, len(sample)),
+        "peak_pss_mib": round(max(one["peak_pss_mib"], rest["peak_pss_mib"])),
+        "mean_load_average": round((one["load"] + rest["load"]) / 2, 1),
+        "agrees_with_modlab": compare_gradebooks(nbcourse, env, records, sample, exercises),
+    }
+
+
+def _per(total: float | None, count: int) -> float | None:
+    return None if total is None else round(total / count, 2)
 
 
 def compare_gradebooks(nbcourse: Path, env: dict, records: dict, sample: list[str], exercises) -> str:
@@ -250,28 +329,35 @@ def compare_gradebooks(nbcourse: Path, env: dict, records: dict, sample: list[st
 
 
 def print_report(report: dict) -> None:
-    m, n = report["modlab"], report.get("nbgrader")
+    m, n = report["modlab"], report.get("nbgrader") or {}
     print(f"\n{report['students']} students, exercises {' '.join(report['exercises'])}")
-    rows = [("", "modlab grade -j %d" % report["jobs"], "nbgrader autograde" if n else "")]
-    rows.append(("students graded", str(m["graded"]), f"{n['graded']} (sample)" if n else ""))
-    rows.append(("wall time", f"{m['wall_s']:.0f} s", f"{n['wall_s']:.0f} s" if n else ""))
-    if n:
-        whole = n["wall_s"] * report["students"] / n["graded"]
-        rows.append(("wall time, whole class", f"{m['wall_s']:.0f} s", f"{whole:.0f} s (extrapolated)"))
-    rows.append(("submissions per minute", f"{m['per_minute']:.1f}", f"{n['per_minute']:.2f}" if n else ""))
-    rows.append(("CPU time per submission", f"{m['cpu_s'] / m['graded']:.1f} s",
-                 f"{n['cpu_s'] / n['graded']:.1f} s" if n else ""))
-    rows.append(("grader tests' own time per submission", f"{m['tests_s_per_submission']:.1f} s",
-                 f"{n['tests_s_per_submission']:.1f} s" if n else ""))
-    rows.append(("overhead per submission (one process)", f"{m['overhead_s_per_submission']:.2f} s",
-                 f"{n['overhead_s_per_submission']:.2f} s" if n else ""))
-    rows.append(("peak memory (PSS, all processes)", f"{m['peak_pss_mib']} MiB", f"{n['peak_pss_mib']} MiB" if n else ""))
+    rows = [("", f"modlab grade -j {report['jobs']}", "nbgrader autograde" if n else ""),
+            ("students graded", str(m["graded"]), f"{n['graded']} (a sample)" if n else "")]
+
+    def row(label: str, key: str, form: str) -> None:
+        rows.append((label, _shown(m.get(key), form), _shown(n.get(key), form) if n else ""))
+
+    row("wall time measured", "wall_s", "{:.0f} s")
+    row("wall time for the whole class", "class_wall_s", "{:.0f} s")
+    row("submissions per minute", "per_minute", "{:.2f}")
+    row("time per submission, one process", "process_s_per_submission", "{:.2f} s")
+    row("grader tests' own time per submission", "tests_s_per_submission", "{:.2f} s")
+    row("overhead per submission beyond the tests", "overhead_s_per_submission", "{:.2f} s")
+    row("CPU time per submission, all processes", "cpu_s_per_submission", "{:.2f} s")
+    row("peak memory (PSS, all processes)", "peak_pss_mib", "{} MiB")
+    row("machine load average meanwhile", "mean_load_average", "{:.1f}")
     width = [max(len(r[i]) for r in rows) for i in range(3)]
-    for row in rows:
-        print(f"{row[0]:<{width[0]}}  {row[1]:>{width[1]}}  {row[2]:>{width[2]}}")
+    for line in rows:
+        print(f"{line[0]:<{width[0]}}  {line[1]:>{width[1]}}  {line[2]:>{width[2]}}")
     if n:
+        print(f"nbgrader's whole class is extrapolated from its sample: {n['fixed_s']:.0f} s of start-up "
+              f"({len(report['exercises'])} autograde runs) + {n['per_student_s']:.1f} s per student")
         print(f"throughput ratio: modlab {m['per_minute'] / n['per_minute']:.1f}x nbgrader; "
               f"nbgrader's scores equal modlab's: {n['agrees_with_modlab']}")
+
+
+def _shown(value, form: str) -> str:
+    return "n/a" if value is None else form.format(value)
 
 
 if __name__ == "__main__":

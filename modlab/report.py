@@ -24,6 +24,7 @@ from modlab.runner.records import FAILED, PASSED, SKIPPED, SubmissionResult
 HARDEST = 10  # tests listed in "where the class struggles"
 HINT = ". Hint: "
 SMALLEST = ". Smallest failing case: "
+WHOLE_EXERCISE = {"missing": "a file of the exercise is missing", "import": "the package does not import"}
 
 
 @dataclass
@@ -76,14 +77,17 @@ def class_statistics(course: Course, results: list[SubmissionResult]) -> list[Ex
 def misconception(feedback: str, reason: str) -> str:
     """What a failure says, without the details that differ from student to student.
 
-    The hint, where the grader gives one; otherwise the failure itself, cut
-    before the smallest failing case (Hypothesis finds a different one for
-    different mistakes).
+    A missing file or a package that does not import is one cause, whatever
+    the path or error; otherwise the grader's hint, where it gives one; else
+    the failure itself, cut before the smallest failing case (Hypothesis
+    finds a different one for different mistakes).
     """
+    if reason in WHOLE_EXERCISE:
+        return WHOLE_EXERCISE[reason]
     if HINT in feedback:
         return feedback.split(HINT, 1)[1]
     problem = feedback.split(SMALLEST, 1)[0]
-    return problem.split(": ", 1)[-1] if reason in ("timeout", "crash", "import", "missing") else problem
+    return problem.split(": ", 1)[-1] if reason in ("timeout", "crash") else problem
 
 
 def write_report(course: Course, results: list[SubmissionResult], out: Path,

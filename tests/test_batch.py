@@ -17,7 +17,7 @@ from modlab.runner.batch_layout import find_submissions, shard_of
 from modlab.runner.batch_pool import grade_in_processes
 from modlab.runner.grade import GradeOptions
 
-from modlab.variants import load_variants
+from modlab.variants import load_variants, variant_package
 
 from conftest import ROOT
 
@@ -277,3 +277,28 @@ def test_progress_redraws_on_a_terminal_and_prints_tenths_in_a_log(course, klass
     else:
         assert len(lines) == 10 and "\r" not in stream.text
     assert "40/40 100% 40s elapsed, ETA 0s" in lines[-1]
+
+
+@pytest.mark.parametrize("variant_name", ["replacing_moves_to_the_end", None])
+def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, monkeypatch, variant_name):
+    """After the reference passed, Hypothesis searches replay its specs instead of drawing
+    them again; a submission failing one of them gets the same verdict and smallest case."""
+    from modlab.runner import grade as runner
+
+    exercise = course.exercise("02")
+    if variant_name:
+        [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == variant_name]
+        package = variant_package(course, variant, tmp_path)
+    else:
+        package = ROOT / "exercises" / course.package  # the stubs: a search stops at once
+
+    def verdicts():
+        result = runner.grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
+        return [(t.name, t.outcome, t.reason, t.feedback, t.score) for t in result.tests]
+
+    monkeypatch.setattr(runner, "_passing_specs", {})
+    fresh = verdicts()
+    runner.grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"))
+    assert runner._passing_specs, "the reference's searches were not remembered"
+    assert verdicts() == fresh
+    assert any(outcome == "failed" for _, outcome, *_ in fresh)

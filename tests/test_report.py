@@ -53,6 +53,8 @@ def test_misconception_is_the_hint_or_the_failure_without_its_details():
     assert misconception("doc: torch has 1, yours 2. Smallest failing case: [3]. Hint: fix it", "mismatch") == "fix it"
     assert misconception("doc: torch has 1, yours 2. Smallest failing case: [3]", "mismatch") == "doc: torch has 1, yours 2"
     assert misconception("doc: scenario exceeded 10 s", "timeout") == "scenario exceeded 10 s"
+    assert misconception("doc: exercise 01 needs mynn/parameter.py, which is missing from /ada", "missing") == \
+        misconception("doc: exercise 01 needs mynn/parameter.py, which is missing from /bob", "missing")
 
 
 def test_page_lists_the_hardest_test_first_with_its_misconception(course, results, tmp_path):

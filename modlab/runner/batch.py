@@ -85,6 +85,13 @@ class Batch:
             digest.update(f"\0{path.name}\0".encode() + path.read_bytes())
         return digest.hexdigest()[:16]
 
+    def warm(self) -> None:
+        """Grade the reference once, so that this process and those forked from it
+        know torch.nn's answers and replay the specs of every Hypothesis search
+        (see ``modlab.runner.grade``) for every submission alike."""
+        for exercise in self.exercises:
+            grade_exercise(self.course, exercise, self.course.solutions, self.options)
+
     def submission_sha256(self, submission: Submission) -> str:
         """A digest of every file of the submission that grading reads."""
         digest = hashlib.sha256()

@@ -1,8 +1,11 @@
 """Grading a class in parallel: grading processes forked from a preloaded parent.
 
-With one job the parent grades every submission itself. With more, it hands
-out submissions one at a time to grading processes forked from it after it
-imported torch and the graders, and grades nothing itself. Either way each
+First the parent grades the reference once: then torch.nn's answers and the
+specs of every Hypothesis search are known (:meth:`.batch.Batch.warm`), and
+every submission is graded alike. With one job the parent grades every
+submission itself. With more, it hands out submissions one at a time to
+grading processes forked from it, which inherit torch, the graders and what
+the warm-up learnt, and it grades nothing itself. Either way each
 exercise of each submission gets a fresh worker process of its own: isolation
 is as strong as for one submission, and no process pays for importing torch
 again. Nothing on the trusted side touches CUDA (the oracle's worker asks for
@@ -25,7 +28,7 @@ from typing import Callable
 
 from .batch import Batch, Record, ResultStore
 from .batch_layout import Submission
-from .grade import forget_oracles
+from .grade import oracles_after_fork
 from .process import start_method
 
 PARENT_CHECK_S = 0.5
@@ -34,6 +37,8 @@ PARENT_CHECK_S = 0.5
 def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
               done: Callable[[Record], None]) -> None:
     """Grade every submission, ``jobs`` at a time, saving each record as it comes."""
+    if submissions:
+        batch.warm()
     if jobs == 1:
         for submission in submissions:
             record = batch.grade(submission)
@@ -128,7 +133,7 @@ def serve(connection, batch: Batch, store: ResultStore) -> None:
     """A grading process: grade what the parent hands over until it says stop."""
     if hasattr(os, "setpgrp"):
         os.setpgrp()
-    forget_oracles()  # the parent's oracle (if any) answers the parent; this process starts its own
+    oracles_after_fork()
     parent = os.getppid()
     while True:
         # Not EOF: forked siblings hold copies of the parent's end of this pipe, so EOF never comes.
