@@ -204,14 +204,20 @@ def _parse_due(raw, where: str) -> dt.datetime | None:
 
 
 def _mapping(raw, where: str) -> dict:
-    if not isinstance(raw, dict):
-        raise CourseError(f"{where}: expected a mapping, got {_kind(raw)}")
-    return raw
+    return _expect(raw, dict, where, "a mapping")
 
 
 def _list(raw, where: str) -> list:
-    if not isinstance(raw, list):
-        raise CourseError(f"{where}: expected a list, got {_kind(raw)}")
+    return _expect(raw, list, where, "a list")
+
+
+def _flag(raw, where: str) -> bool:
+    return _expect(raw, bool, where, "true or false")
+
+
+def _expect(raw, kind: type, where: str, description: str):
+    if not isinstance(raw, kind):
+        raise CourseError(f"{where}: expected {description}, got {_kind(raw)}")
     return raw
 
 
@@ -220,12 +226,6 @@ def _string(raw, where: str, pattern: re.Pattern | None = None) -> str:
         raise CourseError(f"{where}: expected a non-empty string, got {_kind(raw)}")
     if pattern and not pattern.match(raw):
         raise CourseError(f"{where}: {raw!r} does not match {pattern.pattern}")
-    return raw
-
-
-def _flag(raw, where: str) -> bool:
-    if not isinstance(raw, bool):
-        raise CourseError(f"{where}: expected true or false, got {_kind(raw)}")
     return raw
 
 
