@@ -8,6 +8,7 @@ the feedback that teaches.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import time
 from dataclasses import dataclass
@@ -99,8 +100,10 @@ _passing_specs: dict[tuple[str, str], list] = {}
 
 
 def oracle_for(course: Course) -> Oracle:
+    """The course's oracle, started on first use and ended when this process exits."""
     if course.id not in _oracles:
-        _oracles[course.id] = Oracle(all_grader_files(course))
+        oracle = _oracles[course.id] = Oracle(all_grader_files(course))
+        atexit.register(lambda: oracle.worker.close())  # the worker in use at exit
     return _oracles[course.id]
 
 
