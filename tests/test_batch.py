@@ -302,3 +302,18 @@ def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, mon
     assert runner._passing_specs, "the reference's searches were not remembered"
     assert verdicts() == fresh
     assert any(outcome == "failed" for _, outcome, *_ in fresh)
+
+
+def test_the_warm_up_says_when_the_reference_loses_points(course, tmp_path):
+    """A batch first grades the reference; a reference short of full marks means a grader to check."""
+    from modlab.course import load_course
+
+    (tmp_path / "course.yaml").write_text((ROOT / "course.yaml").read_text())
+    for folder in ("graders", "exercises"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data"]
+    variant_package(course, variant, tmp_path / "solutions")
+    wrong = load_course(tmp_path / "course.yaml")
+    doubts = Batch(wrong, [wrong.exercise("01")], GradeOptions(device="cpu")).warm()
+    assert len(doubts) == 1 and doubts[0].startswith("exercise 01: the reference scores")
+    assert Batch(course, [course.exercise("01")], GradeOptions(device="cpu")).warm() == []

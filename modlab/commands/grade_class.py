@@ -35,7 +35,7 @@ def run_class(args, course: Course) -> int:
     started = time.monotonic()
     try:
         with terminate_as_interrupt():
-            grade_all(batch, todo, store, args.jobs, Progress(len(todo)).advance)
+            doubts = grade_all(batch, todo, store, args.jobs, Progress(len(todo)).advance)
     except KeyboardInterrupt:
         print(f"\nmodlab grade: interrupted; what was graded is kept in {args.out}: "
               f"run the same command again to resume", file=sys.stderr)
@@ -48,6 +48,8 @@ def run_class(args, course: Course) -> int:
     rate = f", {len(todo) / seconds * 60:.1f} per minute with {args.jobs} processes" if todo else ""
     print(f"graded {len(todo)} submissions in {duration(seconds)}{rate}; records in {store.students}/, "
           f"gradebook {gradebook}")
+    for doubt in doubts:
+        print(f"modlab grade: warning: {doubt}; check its graders", file=sys.stderr)
     results = [r.result for r in records]
     write_outputs(args, course, results)
     if any(r.failure for r in records):

@@ -85,12 +85,24 @@ class Batch:
             digest.update(f"\0{path.name}\0".encode() + path.read_bytes())
         return digest.hexdigest()[:16]
 
-    def warm(self) -> None:
+    def warm(self) -> list[str]:
         """Grade the reference once, so that this process and those forked from it
         know torch.nn's answers and replay the specs of every Hypothesis search
-        (see ``modlab.runner.grade``) for every submission alike."""
+        (see ``modlab.runner.grade``) for every submission alike.
+
+        Returns:
+            Where the reference does not score full marks: a grader to check.
+        """
+        doubts = []
         for exercise in self.exercises:
-            grade_exercise(self.course, exercise, self.course.solutions, self.options)
+            try:
+                graded = grade_exercise(self.course, exercise, self.course.solutions, self.options)
+            except Exception as error:  # every submission's record will say so too
+                doubts.append(f"exercise {exercise.id}: {type(error).__name__}: {error}")
+                continue
+            if graded.score < graded.max_score - 1e-9:
+                doubts.append(f"exercise {exercise.id}: the reference scores {graded.score:.2f} of {graded.max_score:g}")
+        return doubts
 
     def submission_sha256(self, submission: Submission) -> str:
         """A digest of every file of the submission that grading reads."""

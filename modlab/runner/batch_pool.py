@@ -35,10 +35,15 @@ PARENT_CHECK_S = 0.5
 
 
 def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
-              done: Callable[[Record], None]) -> None:
-    """Grade every submission, ``jobs`` at a time, saving each record as it comes."""
-    if submissions:
-        batch.warm()
+              done: Callable[[Record], None]) -> list[str]:
+    """Grade every submission, ``jobs`` at a time, saving each record as it comes.
+
+    Returns:
+        What the warm-up on the reference found wrong (:meth:`.batch.Batch.warm`).
+    """
+    if not submissions:
+        return []
+    doubts = batch.warm()
     if jobs == 1:
         for submission in submissions:
             record = batch.grade(submission)
@@ -46,6 +51,7 @@ def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, j
             done(record)
     else:
         grade_in_processes(batch, submissions, store, jobs, done)
+    return doubts
 
 
 def grade_in_processes(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
