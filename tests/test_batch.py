@@ -140,17 +140,20 @@ def test_shards_split_a_class_by_name_alone():
 
 
 @pytest.mark.parametrize("argument, message", [("--shard=0/4", "1 <= I <= N"), ("--shard=5/4", "1 <= I <= N"),
-                                               ("--shard=a/b", "expected I/N"), ("--gradescope=x.json", "one submission")])
+                                               ("--shard=a/b", "expected I/N"), ("--gradescope=x.json", "one submission"),
+                                               ("--jobs=0", "at least 1")])
 def test_bad_class_options_are_one_line_errors(klass, tmp_path, capsys, argument, message):
-    assert grade(klass, argument, "--out", tmp_path) == 2
+    assert grade(klass, argument, "--out", tmp_path / "results") == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_folder_without_submissions_is_refused(course, tmp_path, capsys):
-    (tmp_path / "notes").mkdir()
-    assert grade(tmp_path, "--out", tmp_path / "results") == 2
+    (tmp_path / "class" / "notes").mkdir(parents=True)
+    assert grade(tmp_path / "class", "--out", tmp_path / "results") == 2
     assert "no submissions found" in capsys.readouterr().err
+    assert grade(tmp_path / "class", "--out", tmp_path / "class" / "results") == 2
+    assert "where it would pass for one" in capsys.readouterr().err
 
 
 class DiesOnBob(Batch):

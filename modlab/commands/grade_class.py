@@ -15,6 +15,7 @@ from modlab.grading.loader import grader_file
 def run_class(args, course: Course) -> int:
     from modlab.runner.batch import Batch, ResultStore, pending
     from modlab.runner.batch_display import Progress, duration, summary
+    from modlab.runner.batch_layout import class_root
     from modlab.runner.batch_pool import grade_all
     from modlab.runner.grade import GradeOptions
 
@@ -24,6 +25,8 @@ def run_class(args, course: Course) -> int:
         raise UsageError("--gradescope describes one submission; grade a class with --out (and --json)")
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: expected at least 1")
+    if args.out.resolve().is_relative_to(class_root(args.path).resolve()):
+        raise UsageError(f"--out {args.out} is among the student folders of {args.path}, where it would pass for one")
     submissions, shard = class_submissions(args, course)
     batch = Batch(course, chosen_exercises(args, course), GradeOptions(device=args.device))
     store = ResultStore(args.out)

@@ -44,14 +44,18 @@ def find_submissions(folder: Path, course: Course) -> list[Submission]:
     Raises:
         ValueError: no student folder holds any file of the course.
     """
-    root = folder / NBGRADER_SUBMITTED if (folder / NBGRADER_SUBMITTED).is_dir() else folder
-    students = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
+    students = sorted(d for d in class_root(folder).iterdir() if d.is_dir() and not d.name.startswith("."))
     found = [Submission(d.name, tuple((e.id, str(exercise_folder(d, course, e))) for e in course.exercises))
              for d in students]
     if not any(_holds_files(s, course) for s in found):
         raise ValueError(f"{folder}: no submissions found (expected {folder}/<student>/{course.package}/ "
                          f"or nbgrader's {NBGRADER_SUBMITTED}/<student>/<assignment>/)")
     return found
+
+
+def class_root(folder: Path) -> Path:
+    """The folder whose subfolders are students: ``folder``, or nbgrader's ``folder/submitted``."""
+    return folder / NBGRADER_SUBMITTED if (folder / NBGRADER_SUBMITTED).is_dir() else folder
 
 
 def exercise_folder(student_dir: Path, course: Course, exercise: Exercise) -> Path:
