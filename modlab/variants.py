@@ -59,10 +59,16 @@ def load_variants(folder: Path) -> list[Variant]:
 
 def variant_package(course: Course, variant: Variant, folder: Path) -> Path:
     """Write the reference package with the variant applied into ``folder/<package>``."""
+    reference = (course.solutions / variant.file).read_text(encoding="utf-8")
+    return reference_package(course, folder, {variant.file: variant.apply(reference)})
+
+
+def reference_package(course: Course, folder: Path, replacements: dict[str, str]) -> Path:
+    """Write the reference package into ``folder/<package>``, with some files'
+    text replaced (``{"walk.py": text}``); returns the package folder."""
     package = Path(folder) / course.package
     package.mkdir(parents=True, exist_ok=True)
     for source in course.solutions.glob("*.py"):
-        (package / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
-    reference = (course.solutions / variant.file).read_text(encoding="utf-8")
-    (package / variant.file).write_text(variant.apply(reference), encoding="utf-8")
+        text = replacements.get(source.name, source.read_text(encoding="utf-8"))
+        (package / source.name).write_text(text, encoding="utf-8")
     return package

@@ -6,8 +6,7 @@ import pytest
 from modlab.course import Limits
 from modlab.runner.grade import GradeOptions, grade_exercise
 from modlab.runner.records import FAILED, PASSED
-
-from test_isolation import reference_with
+from modlab.variants import reference_package
 
 HANGS_IN_REPR = "\n    def __repr__(self):\n        while True:\n            pass\n"
 EXITS_IN_DEEPCOPY = "\n    def __deepcopy__(self, memo):\n        import os\n        os._exit(3)\n"
@@ -30,7 +29,7 @@ def outcomes(result):
 
 
 def test_os_exit_mid_scenario_fails_only_that_scenario(quick_course, tmp_path):
-    package = reference_with(quick_course, tmp_path, {"parameter.py": parameter_with(quick_course, EXITS_IN_DEEPCOPY)})
+    package = reference_package(quick_course, tmp_path, {"parameter.py": parameter_with(quick_course, EXITS_IN_DEEPCOPY)})
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     seen = outcomes(result)
     assert seen["survives_deepcopy"] == (FAILED, "crash")
@@ -39,7 +38,7 @@ def test_os_exit_mid_scenario_fails_only_that_scenario(quick_course, tmp_path):
 
 
 def test_infinite_loop_times_out_and_grading_goes_on(quick_course, tmp_path):
-    package = reference_with(quick_course, tmp_path, {"parameter.py": parameter_with(quick_course, HANGS_IN_REPR)})
+    package = reference_package(quick_course, tmp_path, {"parameter.py": parameter_with(quick_course, HANGS_IN_REPR)})
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     seen = outcomes(result)
     assert seen["repr_says_parameter_containing"] == (FAILED, "timeout")
@@ -54,7 +53,7 @@ def test_infinite_loop_times_out_and_grading_goes_on(quick_course, tmp_path):
     ("import os\nos._exit(0)\n", "exited with code 0"),
 ])
 def test_failing_import_is_recorded_for_every_test(quick_course, tmp_path, source, shown):
-    package = reference_with(quick_course, tmp_path, {"parameter.py": source})
+    package = reference_package(quick_course, tmp_path, {"parameter.py": source})
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     assert result.score == 0
     assert result.tests and all(t.outcome == FAILED for t in result.tests)
@@ -62,7 +61,7 @@ def test_failing_import_is_recorded_for_every_test(quick_course, tmp_path, sourc
 
 
 def test_missing_student_file_is_recorded(quick_course, tmp_path):
-    package = reference_with(quick_course, tmp_path, {})
+    package = reference_package(quick_course, tmp_path, {})
     (package / "parameter.py").unlink()
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     assert result.score == 0
