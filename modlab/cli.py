@@ -14,7 +14,8 @@ from modlab import __version__
 from modlab.course import CourseError
 
 # Each module of modlab/commands/ adds one command with its register(commands).
-COMMAND_MODULES = ["build", "grade", "env", "nbgrader", "merge", "report", "release", "check", "status", "submit", "doctor"]
+COMMAND_MODULES = ["build", "grade", "env", "nbgrader", "merge", "report", "release", "check", "status", "submit", "doctor",
+                   "roster", "fetch", "post_statuses", "similarity"]
 
 
 class UsageError(Exception):

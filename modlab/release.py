@@ -25,6 +25,7 @@ import modlab
 from modlab.build import BEGIN, END, BuildError, stub_sources
 from modlab.course import Course, Exercise
 from modlab.grading.loader import grader_file, load_scenarios
+from modlab.kit_ci import kit_ci_files
 from modlab.notebooks import notebook_sources
 from modlab.student_readme import student_readme
 
@@ -90,6 +91,7 @@ def kit_files(course: Course) -> dict[str, str]:
     files["course.yaml"] = student_course_yaml(course)
     files["pyproject.toml"] = student_pyproject(course)
     files["README.md"] = student_readme(course)
+    files.update(kit_ci_files(course))  # public checks in CI; no secret, no self-hosted runner
     files[".gitignore"] = "submissions/\n.modlab/\n.hypothesis/\n__pycache__/\n.ipynb_checkpoints/\nbuild/\n*.egg-info/\n"
     return files
 
