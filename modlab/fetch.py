@@ -195,7 +195,7 @@ def fetch_class(course: Course, roster: Roster, into: Path, deadline: dt.datetim
             fetched.append(fetch_student(course, roster, entry, into / entry.student, deadline, git))
             shutil.rmtree(git.git_dir, ignore_errors=True)
     write_json(into / RECORD, {"deadline": deadline.isoformat() if deadline else None,
-                                         "shard": list(shard), "fetched": [asdict(f) for f in fetched]})
+                               "shard": list(shard), "fetched": [asdict(f) for f in fetched]})
     return fetched
 
 
@@ -239,11 +239,12 @@ def copy_package(git: Git, commit: str, package: str, target: Path, fetched: Fet
     """Write the plain module files of ``package/`` at ``commit`` into ``target``;
     note every entry refused on the way."""
     top = next((e for e in git.tree(commit) if e.name == package), None)
-    if top is None or top.kind != "tree" or top.mode == SYMLINK_MODE:
-        if top is None:
-            fetched.note = f"no {package}/ folder in the repository"
-        else:
-            fetched.refused.append(f"{package}: {refusal(top)}")
+    if top is None:
+        fetched.note = f"no {package}/ folder in the repository"
+        return
+    if top.kind != "tree":
+        what = "a symbolic link" if top.mode == SYMLINK_MODE else "a submodule" if top.kind == "commit" else "a file"
+        fetched.refused.append(f"{package}: {what} where the package folder was expected")
         return
     for entry in git.tree(top.oid):
         if not MODULE.match(entry.name):

@@ -239,7 +239,8 @@ def test_the_gpu_jobs_cannot_pass_without_cuda(grade_class):
     assert '--device "$DEVICE"' in grading and grade_class["env"]["DEVICE"] == "${{ inputs.device || 'cpu' }}"
     gitlab = yaml.safe_load(GITLAB_COURSE.read_text())
     assert gitlab["grade-cuda"]["tags"] == ["gpu"]
-    assert [c for line in gitlab["grade-cuda"]["script"] for c in modlab_invocations(line)][0] == ["env", "--require-cuda"]
+    commands = [c for line in gitlab["grade-cuda"]["script"] for c in modlab_invocations(line)]
+    assert commands[0] == ["env", "--require-cuda"] and commands[1][commands[1].index("--device") + 1] == "cuda"
 
 
 def test_every_modlab_command_the_ci_runs_exists_with_those_options(github_workflows, kit_files):
@@ -395,6 +396,16 @@ def test_fetch_refuses_links_submodules_and_huge_files_and_runs_no_filter(course
     assert not marker.exists()
 
 
+def test_a_package_folder_that_is_a_link_is_refused_whole(course, tmp_path):
+    repository = tmp_path / "repos" / "eve"
+    commit(repository, {"solutions/mynn/walk.py": "x = 1\n"}, links={"mynn": "solutions/mynn"})
+    roster = load_roster(write_roster(tmp_path / "roster.yaml",
+                                      [{"student": "eve", "repository": repository.as_uri()}]))
+    [fetched] = fetch_class(course, roster, tmp_path / "class")
+    assert fetched.files == [] and fetched.refused == ["mynn: a symbolic link where the package folder was expected"]
+    assert list((tmp_path / "class" / "eve" / "mynn").iterdir()) == []
+
+
 def test_the_token_travels_in_gits_environment_for_the_roster_host_only(course, tmp_path, monkeypatch):
     token = "token-that-must-not-leak"
     monkeypatch.setenv(TOKEN_VARIABLE, token)
@@ -460,9 +471,9 @@ def class_roster(tmp_path_factory, course):
     commit(repos / "carol", {"mynn/parameter.py": "raise ImportError('broken')\n"})
     commits["eve"] = commit(repos / "eve", {"mynn/walk.py": "x = 1\n"},
                             links={"mynn/parameter.py": "../../graders/test_01_parameter.py"})
-    roster = write_roster(root / "roster.yaml", [
-        {"student": name, "repository": (repos / name).as_uri(), **({"commit": commits[name]} if name == "carol" else {})}
-        for name in ("ada", "bob", "carol", "eve")])
+    entries = [{"student": name, "repository": (repos / name).as_uri()} for name in ("ada", "bob", "carol", "eve")]
+    entries[2]["commit"] = commits["carol"]
+    roster = write_roster(root / "roster.yaml", entries)
     return root, roster, commits
 
 

@@ -26,8 +26,8 @@ def register(commands) -> None:
         "fetch", help="fetch the students' repositories of a roster, as plain files to grade",
         description="Fetch each student's repository on the roster (or this shard's) and write the "
                     "plain files of their package into INTO/<student>/, and what was fetched (the "
-                    "commit graded, refused entries) into INTO/fetch.json. Nothing is checked out: symbolic links, submodules and files over 1 MiB "
-                    "are refused, no filter or hook runs.",
+                    "commit graded, refused entries) into INTO/fetch.json. Nothing is checked out: "
+                    "symbolic links, submodules and files over 1 MiB are refused, no filter or hook runs.",
         epilog=EPILOG_FETCH, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("roster", type=Path, metavar="ROSTER", help="the roster file, e.g. roster.yaml")
     sub.add_argument("--into", type=Path, required=True, metavar="DIR",

@@ -10,7 +10,7 @@ from modlab.cli import UsageError
 
 EPILOG_STATUSES = """\
 examples:
-  MODLAB_STATUS_TOKEN=... modlab post-statuses results     # results of `modlab merge`, with the fetch.json of `modlab fetch`
+  MODLAB_STATUS_TOKEN=... modlab post-statuses results   # of `modlab merge`, with `modlab fetch`'s fetch.json
 
 The token needs "Commit statuses: Read and write" on the student repositories
 and nothing else. A status says the score only, never the feedback.
@@ -35,7 +35,8 @@ def run_statuses(args) -> int:
 
     token = os.environ.get(TOKEN_VARIABLE, "")
     if not token:
-        raise UsageError(f"no token: set {TOKEN_VARIABLE} (Commit statuses: Read and write on the student repositories)")
+        raise UsageError(f"no token: set {TOKEN_VARIABLE} "
+                         f"(Commit statuses: Read and write on the student repositories)")
     to_post = statuses(args.results)
     refused = []
     for status in to_post:
