@@ -112,7 +112,7 @@ def check_script(course: Course, summary: bool = False) -> str:
         lines += ['{',
                   "  echo '```text'; cat \"$logs/status.txt\"; echo '```'",
                   f'  for id in {ids}; do',
-                  '    echo "<details><summary>$(tail -n 1 "$logs/$id.txt")</summary>"',
+                  '    echo "<details><summary>$id · $(tail -n 1 "$logs/$id.txt")</summary>"',
                   "    echo; echo '```text'; cat \"$logs/$id.txt\"; echo '```'; echo '</details>'",
                   '  done',
                   '} >> "$GITHUB_STEP_SUMMARY"']
