@@ -48,6 +48,6 @@ def run_roster(args) -> int:
     if args.exact and count != args.shards:
         raise UsageError(f"{args.roster}: with {args.shards} shards one would hold no student of "
                          f"{len(roster.entries)}; use {count}")
-    print(f"{args.roster}: {len(roster.entries)} students in {count} shards", file=sys.stderr)
+    print(f"{args.roster}: {len(roster.entries)} students in {count} shard{'s' if count > 1 else ''}", file=sys.stderr)
     print(json.dumps(list(range(1, count + 1))))
     return 0
