@@ -91,15 +91,18 @@ def misconception(feedback: str, reason: str) -> str:
 
 
 def write_report(course: Course, results: list[SubmissionResult], out: Path,
-                 failures: dict[str, str] | None = None) -> Path:
-    """Write ``out/report.html`` and its figures; return the page's path."""
+                 failures: dict[str, str] | None = None, sections: tuple[str, ...] = ()) -> Path:
+    """Write ``out/report.html`` and its figures; return the page's path.
+
+    ``sections`` are HTML fragments other modules add at the end (similar code:
+    :func:`modlab.similarity.report_section`)."""
     out.mkdir(parents=True, exist_ok=True)
     exercises = class_statistics(course, results)
     _overview_figure(exercises, [r.score for r in results], results[0].max_score, out / "overview.png")
     for stats in exercises:
         _exercise_figure(stats, out / f"exercise_{stats.id}.png")
     page = out / "report.html"
-    page.write_text(report_html(course, results, exercises, failures or {}), encoding="utf-8")
+    page.write_text(report_html(course, results, exercises, failures or {}, sections), encoding="utf-8")
     return page
 
 
@@ -118,7 +121,7 @@ code { font-size: 0.85rem; } .failed { color: #b00020; font-weight: bold; }
 
 
 def report_html(course: Course, results: list[SubmissionResult], exercises: list[ExerciseStats],
-                failures: dict[str, str]) -> str:
+                failures: dict[str, str], sections: tuple[str, ...] = ()) -> str:
     totals = [r.score for r in results]
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -141,6 +144,7 @@ def report_html(course: Course, results: list[SubmissionResult], exercises: list
         parts.append(f'<img src="exercise_{stats.id}.png" alt="exercise {stats.id}: score distribution '
                      f'and the pass rate of each test">')
         parts.append(_tests_table(list(stats.tests.values()), with_exercise=False))
+    parts += sections
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 

@@ -12,6 +12,7 @@ EPILOG_REPORT = """\
 examples:
   modlab grade class/ --out results && modlab report results   # writes results/report/report.html
   modlab report class.json --out report/                         # from `modlab grade class/ --json class.json`
+  modlab report results --class class/     # and a "Similar code" section, pages in results/report/similarity/
 """
 
 
@@ -25,6 +26,9 @@ def register(commands) -> None:
     sub.add_argument("results", type=Path, help="a results folder of `modlab grade` or `modlab merge`, "
                                                 "or the JSON file of `modlab grade --json`")
     sub.add_argument("--out", type=Path, metavar="DIR", help="where to write it (default: RESULTS/report)")
+    sub.add_argument("--class", dest="class_folder", type=Path, metavar="CLASS",
+                     help="the class folder that was graded: adds a section of similar code between students "
+                          "(as `modlab similarity CLASS`, for the exercises graded), its pages in DIR/similarity/")
     sub.set_defaults(run=run_report)
 
 
@@ -38,7 +42,11 @@ def run_report(args) -> int:
     if not results:
         raise UsageError(f"{args.results}: no graded students to report on")
     out = args.out or (args.results.parent if args.results.is_file() else args.results) / "report"
-    page = write_report(course, results, out, failures)
+    sections = ()
+    if args.class_folder:
+        from .similarity import similarity_section
+        sections = (similarity_section(course, results, args.class_folder, out),)
+    page = write_report(course, results, out, failures, sections)
     print(f"wrote {page}")
     return 0
 
