@@ -71,7 +71,7 @@ def compare_class(course: Course, folder: Path, exercises: list[Exercise] | None
         stages: if given, filled with the seconds each stage took.
 
     Returns:
-        One :class:`ExerciseSimilarity` per exercise, in course order.
+        One :class:`ExerciseSimilarity` per exercise, in the order given.
 
     Raises:
         ValueError: ``folder`` holds no submissions.
@@ -79,7 +79,7 @@ def compare_class(course: Course, folder: Path, exercises: list[Exercise] | None
     Example::
 
         >>> [s.flagged for s in compare_class(course, Path("class"), [course.exercise("03")])]
-        [[Pair(first='dan', second='ada', first_in_second=1.0, second_in_first=1.0)]]
+        [[Pair(first='ada', second='dan', first_in_second=1.0, second_in_first=1.0)]]
     """
     stages = {} if stages is None else stages
     with _timed(stages, "read"):

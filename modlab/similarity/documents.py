@@ -150,9 +150,9 @@ def fingerprint(student: str, file: str, text: str, tokens: Tokens, starter: np.
 
     Example::
 
-        >>> doc = fingerprint("ada", "walk.py", text, tokenise(text), starter_fingerprints(course))
-        >>> doc.distinct.size   # fingerprints of code that is not starter code
-        640
+        >>> stub = stub_sources(course)["walk.py"]
+        >>> fingerprint("kim", "walk.py", stub, tokenise(stub), starter_fingerprints(course)).distinct.size
+        0
     """
     filtered, offsets = tokens
     hashes = np.asarray(hashed_kgrams(filtered, K), dtype=np.int64)
