@@ -7,11 +7,34 @@ profiling, pruning) live in hooks, so code that calls ``forward`` directly
 silently switches them off. The rest of this file walks the tree from
 exercise 03 to switch modes and reset or freeze gradients.
 """
-import itertools
+import warnings
+import weakref
+from collections import OrderedDict
+from types import SimpleNamespace
+
+import torch
+from torch.utils.hooks import BackwardHook
+
+# Every table maps a handle's id to a hook, in the order the hooks run. The
+# ``*_with_kwargs`` and ``*_always_called`` tables only mark ids: which hooks
+# take the keyword arguments, which run even when the call fails.
+HOOK_TABLES = (
+    "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+    "_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+    "_backward_pre_hooks", "_backward_hooks",
+)
 
 
 class RemovableHandle:
     """What ``register_forward_hook`` returns: ``handle.remove()`` unregisters the hook.
+
+    Args:
+        hooks_dict: the table the hook is stored in, under ``handle.id``.
+        extra_dict: a table (or a list of tables) that marks the same id, such
+            as ``_forward_hooks_with_kwargs``; ``remove()`` clears it too.
+
+    The handle holds its tables by weak reference, as torch's does: a handle
+    kept after its module is gone keeps nothing alive.
 
     Example::
 
@@ -19,17 +42,22 @@ class RemovableHandle:
         >>> model(x)        # prints
         >>> handle.remove()
         >>> model(x)        # does not
+        >>> with model.register_forward_hook(print_shape):
+        ...     model(x)    # prints, and the hook is removed on leaving the block
     """
 
-    _ids = itertools.count()  # one counter for every hook table: ids never repeat
+    next_id = 0  # one counter for every hook table: ids never repeat
 
-    def __init__(self, hooks):
-        """Reserve a fresh id in ``hooks`` (the dict the hook is stored in)."""
-        self.hooks = hooks
-        self.id = next(RemovableHandle._ids)
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        extra = [extra_dict] if isinstance(extra_dict, dict) else list(extra_dict or [])
+        self.extra_dict_ref = tuple(weakref.ref(table) for table in extra)
 
     def remove(self):
-        """Unregister the hook; removing twice is harmless."""
+        """Unregister the hook from its table and from every extra table;
+        removing twice, or after the module is gone, is harmless."""
         raise NotImplementedError("exercise 04: remove")
 
     def __enter__(self):
@@ -41,6 +69,14 @@ class RemovableHandle:
 
 class Calling:
     """Calling a module, its hooks, and the modes and gradients of its tree."""
+
+    def _init_calling(self):
+        """Given: the mode flag and the empty hook tables (``HOOK_TABLES``),
+        created by ``Module.__init__``; only missing ones are added, so
+        unpickling an older module fills in the tables it lacks."""
+        self.__dict__.setdefault("training", True)
+        for name in HOOK_TABLES:
+            self.__dict__.setdefault(name, OrderedDict())
 
     def forward(self, *args, **kwargs):
         """Define the computation of the module; every subclass overrides it.
@@ -57,12 +93,28 @@ class Calling:
 
         Each pre-hook is called as ``hook(module, args)`` with the positional
         arguments as a tuple; a result other than ``None`` replaces them (a
-        single value is wrapped into a one-element tuple). Each forward hook is
-        called as ``hook(module, args, output)``; a result other than ``None``
-        replaces the output. Keyword arguments go to ``forward`` only.
+        single value is wrapped into a one-element tuple). A pre-hook
+        registered ``with_kwargs=True`` is called as ``hook(module, args,
+        kwargs)`` and returns ``None`` or a new ``(args, kwargs)`` pair.
+
+        Each forward hook is called as ``hook(module, args, output)`` (or
+        ``hook(module, args, kwargs, output)`` with ``with_kwargs=True``); a
+        result other than ``None`` replaces the output. If a pre-hook,
+        ``forward`` or a hook raises, every hook registered with
+        ``always_call=True`` that has not run yet still runs (its own errors
+        are only warned about), and then the first exception propagates.
+
+        Backward hooks (given code): ``self._backward_hook()`` makes torch's
+        helper before the pre-hooks; ``_attach_to_inputs`` wraps the arguments
+        just before ``forward``, ``_attach_to_output`` the output after the
+        forward hooks.
 
         Returns:
             The output of ``forward``, as the hooks left it.
+
+        Raises:
+            RuntimeError: a ``with_kwargs`` pre-hook returned something other
+                than ``None`` or an ``(args, kwargs)`` pair.
 
         Example::
 
@@ -71,28 +123,41 @@ class Calling:
         """
         raise NotImplementedError("exercise 04: __call__")
 
-    def register_forward_pre_hook(self, hook, *, prepend=False):
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """Register ``hook(module, args)``, called before every ``forward``.
 
         Args:
             hook: returns ``None`` to keep the input, or the new input (a
                 tuple, or a single value that is wrapped into one).
             prepend: run it before the hooks already registered, not after.
+            with_kwargs: call it as ``hook(module, args, kwargs)``; it returns
+                ``None`` or a new ``(args, kwargs)`` pair.
 
         Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
+            RemovableHandle: ``handle.remove()`` unregisters the hook (and its
+            ``with_kwargs`` mark).
+
+        Example::
+
+            >>> def scale(module, args, kwargs):
+            ...     return args, {**kwargs, "offset": 1}
+            >>> handle = model.register_forward_pre_hook(scale, with_kwargs=True)
         """
         raise NotImplementedError("exercise 04: register_forward_pre_hook")
 
-    def register_forward_hook(self, hook, *, prepend=False):
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """Register ``hook(module, args, output)``, called after every ``forward``.
 
         Args:
             hook: returns ``None`` to keep the output, or a new output.
             prepend: run it before the hooks already registered, not after.
+            with_kwargs: call it as ``hook(module, args, kwargs, output)``.
+            always_call: run it even when a pre-hook, ``forward`` or another
+                hook raises (its ``output`` is then whatever was computed so
+                far, ``None`` if ``forward`` never returned).
 
         Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
+            RemovableHandle: ``handle.remove()`` unregisters the hook and its marks.
 
         Example::
 
@@ -100,6 +165,37 @@ class Calling:
             >>> handle = model.encoder.register_forward_hook(lambda m, args, out: seen.append(out))
         """
         raise NotImplementedError("exercise 04: register_forward_hook")
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Given: register ``hook(module, grad_output)``, called when the
+        gradients with respect to the module's outputs are computed; a result
+        other than ``None`` replaces ``grad_output``.
+
+        Returns:
+            RemovableHandle: ``handle.remove()`` unregisters the hook.
+        """
+        return _register(self._backward_pre_hooks, hook, prepend, [])
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Given: register ``hook(module, grad_input, grad_output)``, called when
+        the gradients with respect to the module's inputs are computed; a
+        result other than ``None`` replaces ``grad_input``.
+
+        Returns:
+            RemovableHandle: ``handle.remove()`` unregisters the hook.
+        """
+        return _register(self._backward_hooks, hook, prepend, [])
+
+    def _backward_hook(self):
+        """Given: torch's helper that runs this module's backward hooks during
+        ``backward()``, or ``None`` when none is registered.
+
+        ``torch.utils.hooks.BackwardHook`` wraps the inputs and the output in
+        an identity autograd function whose gradients it hands to the hooks.
+        """
+        if not (self._backward_hooks or self._backward_pre_hooks):
+            return None
+        return BackwardHook(self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values()))
 
     def train(self, mode=True):
         """Set this module and every module below it to training mode (or not).
@@ -147,6 +243,58 @@ class Calling:
         raise NotImplementedError("exercise 04: requires_grad_")
 
 
-def _register(hooks, hook, prepend):
-    """Store ``hook`` in the table ``hooks`` under a new handle's id."""
+def _register(hooks, hook, prepend, marks):
+    """Store ``hook`` in the table ``hooks`` under a new handle's id.
+
+    Args:
+        hooks: the table (an ``OrderedDict``) the hook runs from.
+        hook: the function.
+        prepend: move it to the front of ``hooks``.
+        marks: ``[(table, flag), ...]``: tables that mark an option; the id
+            is marked in each table whose flag is set, and the handle clears
+            them all on ``remove()``.
+
+    Returns:
+        RemovableHandle: the new handle.
+    """
     raise NotImplementedError("exercise 04: _register")
+
+
+def _run_forward_pre_hooks(module, call):
+    """Run ``module``'s pre-hooks in order; each may replace ``call.args``
+    (and, with kwargs, ``call.kwargs``)."""
+    raise NotImplementedError("exercise 04: _run_forward_pre_hooks")
+
+
+def _run_forward_hooks(module, call):
+    """Run ``module``'s forward hooks in order; each may replace ``call.result``.
+    Always-called hooks are noted in ``call.ran`` before they run."""
+    raise NotImplementedError("exercise 04: _run_forward_hooks")
+
+
+def _run_missed_always_called_hooks(module, call):
+    """After a failure: run each always-called hook that has not run in this
+    call; an exception it raises becomes a warning, so the first error wins."""
+    raise NotImplementedError("exercise 04: _run_missed_always_called_hooks")
+
+
+def _call_forward_hook(module, hook_id, hook, call):
+    """Call one forward hook, with the keyword arguments if it asked for them."""
+    raise NotImplementedError("exercise 04: _call_forward_hook")
+
+
+def _attach_to_inputs(backward, args):
+    """Given: the arguments, wrapped so that ``backward`` sees their gradients
+    (unchanged when there are no backward hooks)."""
+    return args if backward is None else backward.setup_input_hook(args)
+
+
+def _attach_to_output(backward, result):
+    """Given: the output, wrapped so that ``backward`` sees its gradients
+    (unchanged when there are no backward hooks)."""
+    if backward is None:
+        return result
+    if not isinstance(result, (torch.Tensor, tuple)):
+        warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors "
+                      f"but received {type(result)}", stacklevel=3)
+    return backward.setup_output_hook(result)

@@ -14,7 +14,10 @@ import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
+import torch
+
 from .module import Module
+from .parameter import Parameter
 
 
 class _ModuleSequence(Module):
@@ -250,6 +253,49 @@ class Sequential(_ModuleSequence):
         """
         raise NotImplementedError("exercise 05: __iadd__")
 
+    def __mul__(self, times):
+        """A new ``Sequential`` holding this one's children ``times`` times over,
+        renumbered ``"0"``, ``"1"``, ... The children are shared, not copied.
+
+        Args:
+            times: a positive int.
+
+        Raises:
+            TypeError: ``times`` is not an int.
+            ValueError: ``times`` is zero or negative.
+
+        Example::
+
+            >>> twice = Sequential(Double(), ReLU()) * 2
+            >>> [type(m).__name__ for m in twice]
+            ['Double', 'ReLU', 'Double', 'ReLU']
+        """
+        raise NotImplementedError("exercise 05: __mul__")
+
+    def __rmul__(self, times):
+        """``2 * model`` is ``model * 2``."""
+        raise NotImplementedError("exercise 05: __rmul__")
+
+    def __imul__(self, times):
+        """Repeat this Sequential's children ``times`` times over, in place.
+
+        As in torch, the children are looked up by their numbers ``"0"``,
+        ``"1"``, ...: a Sequential built from an ``OrderedDict`` of named
+        children raises ``KeyError``.
+
+        Raises:
+            TypeError: ``times`` is not an int.
+            ValueError: ``times`` is zero or negative.
+
+        Example::
+
+            >>> model = Sequential(Double())
+            >>> model *= 3
+            >>> list(model._modules)
+            ['0', '1', '2']
+        """
+        raise NotImplementedError("exercise 05: __imul__")
+
     def forward(self, input):
         """Feed ``input`` through each child in order, calling each one
         (``child(x)``, never ``child.forward(x)``) so that its hooks run.
@@ -455,6 +501,282 @@ class ModuleDict(Module):
             [('a', 'Sequential'), ('b', 'Module')]
         """
         raise NotImplementedError("exercise 05: update")
+
+
+class ParameterList(Module):
+    """A list of parameters, each registered under its position ``"0"``, ``"1"``, ...
+
+    Index it, iterate over it, append to it like a Python list; every
+    Parameter in it is seen by ``parameters()``, ``.to()`` and
+    ``state_dict()``. A plain tensor added to it becomes a ``Parameter``; any
+    other object is kept as an ordinary attribute under its position.
+
+    Args:
+        values: an iterable of parameters (or tensors, or other objects) to
+            start with.
+
+    Raises:
+        TypeError: ``values`` is not iterable, or is a tensor (a tensor is
+            never unpacked into its rows).
+
+    Example::
+
+        >>> weights = ParameterList([torch.zeros(2), Parameter(torch.ones(3))])
+        >>> [name for name, _ in weights.named_parameters()]
+        ['0', '1']
+    """
+
+    def __init__(self, values=None):
+        raise NotImplementedError("exercise 05: __init__")
+
+    def _position(self, idx):
+        """The attribute name (``"0"``, ``"1"``, ...) of position ``idx``.
+
+        Raises:
+            TypeError: ``idx`` is not an integer.
+            IndexError: ``idx`` is out of range.
+        """
+        raise NotImplementedError("exercise 05: _position")
+
+    def __getitem__(self, idx):
+        """The value at position ``idx``, or for a slice a new ``ParameterList``
+        of those values (the same Parameter objects)."""
+        raise NotImplementedError("exercise 05: __getitem__")
+
+    def __setitem__(self, idx, value):
+        """Put ``value`` at position ``idx``; a plain tensor is wrapped into a
+        ``Parameter``. Every addition goes through here.
+
+        Raises:
+            IndexError: ``idx`` is out of range.
+        """
+        raise NotImplementedError("exercise 05: __setitem__")
+
+    def __len__(self):
+        """The number of values."""
+        raise NotImplementedError("exercise 05: __len__")
+
+    def __iter__(self):
+        """Iterate over the values, in order."""
+        raise NotImplementedError("exercise 05: __iter__")
+
+    def __iadd__(self, values):
+        """``weights += values`` is ``weights.extend(values)``."""
+        raise NotImplementedError("exercise 05: __iadd__")
+
+    def append(self, value):
+        """Add ``value`` at the end.
+
+        Returns:
+            ``self``.
+        """
+        raise NotImplementedError("exercise 05: append")
+
+    def extend(self, values):
+        """Append each value of an iterable, in order.
+
+        Returns:
+            ``self``.
+
+        Raises:
+            TypeError: ``values`` is not iterable, or is a tensor.
+        """
+        raise NotImplementedError("exercise 05: extend")
+
+    def extra_repr(self):
+        """Given: one line per value, as torch prints it
+        (``(0): Parameter containing: [torch.float32 of size 2x3]``)."""
+        return "\n".join(f"  ({position}): {_described(value, value.dtype if _is_tensor(value) else None)}"
+                         for position, value in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        """Given: a ParameterList holds parameters; it is not a layer."""
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dictionary of parameters, each registered under its key.
+
+    Keys keep their insertion order (``_keys``), and each value is the
+    attribute named after its key: a Parameter is registered, a plain tensor
+    becomes a Parameter, any other object is an ordinary attribute.
+
+    Args:
+        parameters: a mapping or an iterable of ``(key, value)`` pairs, as
+            :meth:`update` takes.
+
+    Example::
+
+        >>> scales = ParameterDict({"left": torch.ones(1), "right": torch.zeros(1)})
+        >>> [name for name, _ in scales.named_parameters()]
+        ['left', 'right']
+    """
+
+    def __init__(self, parameters=None):
+        raise NotImplementedError("exercise 05: __init__")
+
+    def __getitem__(self, key):
+        """The value under ``key``.
+
+        Raises:
+            TypeError: ``key`` is not a string.
+            AttributeError: no value has that key (as torch raises it).
+        """
+        raise NotImplementedError("exercise 05: __getitem__")
+
+    def __setitem__(self, key, value):
+        """Put ``value`` under ``key``; a plain tensor is wrapped into a
+        ``Parameter``. Every addition goes through here.
+
+        Raises:
+            TypeError: ``key`` is not a string.
+        """
+        raise NotImplementedError("exercise 05: __setitem__")
+
+    def __delitem__(self, key):
+        """Remove the value under ``key``.
+
+        Raises:
+            KeyError: no value has that key.
+        """
+        raise NotImplementedError("exercise 05: __delitem__")
+
+    def __len__(self):
+        """The number of keys."""
+        raise NotImplementedError("exercise 05: __len__")
+
+    def __iter__(self):
+        """Iterate over the keys, in insertion order."""
+        raise NotImplementedError("exercise 05: __iter__")
+
+    def __contains__(self, key):
+        """Whether a value is stored under ``key``."""
+        raise NotImplementedError("exercise 05: __contains__")
+
+    def keys(self):
+        """The keys, in order."""
+        raise NotImplementedError("exercise 05: keys")
+
+    def items(self):
+        """The ``(key, value)`` pairs, in order."""
+        raise NotImplementedError("exercise 05: items")
+
+    def values(self):
+        """The values, in order."""
+        raise NotImplementedError("exercise 05: values")
+
+    def update(self, parameters):
+        """Store each ``(key, value)`` of ``parameters``.
+
+        An ``OrderedDict`` or ``ParameterDict`` is taken in its order, any
+        other mapping (a plain ``dict``) in sorted key order, as torch does;
+        an iterable of pairs in its order.
+
+        Raises:
+            TypeError: ``parameters`` is not iterable, or an element is not
+                iterable.
+            ValueError: an element does not have exactly two items.
+        """
+        raise NotImplementedError("exercise 05: update")
+
+    # Given: the rest of a dict's methods, built on the ones above.
+
+    def __reversed__(self):
+        """Iterate over the keys, last first."""
+        return reversed(self._keys)
+
+    def copy(self):
+        """A new ParameterDict holding the same values (not copies of them)."""
+        return ParameterDict(OrderedDict((key, self[key]) for key in self._keys))
+
+    def get(self, key, default=None):
+        """The value under ``key``, or ``default`` when there is none."""
+        return self[key] if key in self else default
+
+    def setdefault(self, key, default=None):
+        """The value under ``key``, after storing ``default`` there if there was none."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key):
+        """Remove the value under ``key`` and return it."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self):
+        """Remove and return the last ``(key, value)`` pair.
+
+        Raises:
+            KeyError: the dict is empty.
+        """
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def clear(self):
+        """Remove every value."""
+        for key in list(self._keys):
+            del self[key]
+
+    def fromkeys(self, keys, default=None):
+        """A new ParameterDict with ``default`` under each of ``keys``."""
+        return ParameterDict((key, default) for key in keys)
+
+    def __or__(self, other):
+        """``a | b``: a copy of ``a`` updated with ``b``."""
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other):
+        """``b | a`` when only ``a`` is a ParameterDict."""
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other):
+        """``a |= b``: ``a.update(b)``."""
+        self.update(other)
+        return self
+
+    def extra_repr(self):
+        """Given: one line per value, as torch prints it
+        (``(key): Parameter containing: [torch.FloatTensor of size 2]``)."""
+        return "\n".join(f"  ({key}): {_described(value, torch.typename(value) if _is_tensor(value) else None)}"
+                         for key, value in self.items())
+
+    def __call__(self, input):
+        """Given: a ParameterDict holds parameters; it is not a layer."""
+        raise RuntimeError("ParameterDict should not be called.")
+
+
+def _attribute_for(key):
+    """The attribute a ParameterDict keeps ``key``'s value in: the key itself,
+    so that ``named_parameters()`` names it by its key."""
+    raise NotImplementedError("exercise 05: _attribute_for")
+
+
+def _is_tensor(value):
+    """Whether a ParameterList or ParameterDict value prints as a tensor."""
+    return isinstance(value, torch.Tensor)
+
+
+def _described(value, dtype_name):
+    """Given: how ParameterList and ParameterDict print one value."""
+    if not _is_tensor(value):
+        return f"Object of type: {type(value).__name__}"
+    size = "x".join(str(size) for size in value.size())
+    device = f" ({value.device})" if value.device.type == "cuda" else ""
+    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+    return f"{kind} containing: [{dtype_name} of size {size}{device}]"
+
+
+def _require_repeat_count(sequential, times):
+    """``Sequential * times`` takes only a positive int."""
+    raise NotImplementedError("exercise 05: _require_repeat_count")
 
 
 def _require_sequential(other):

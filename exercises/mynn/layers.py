@@ -126,9 +126,17 @@ class BatchNorm1d(Module):
         running_mean: buffer, zeros; running_var: buffer, ones;
         num_batches_tracked: buffer, ``torch.tensor(0)`` (an integer, int64).
 
+    An empty batch (no values per feature) gives an empty output and leaves
+    the running estimates as they are; ``num_batches_tracked`` counts it all
+    the same, as torch does.
+
+    Checkpoints: the class is at version 2 (``_version``), the version that
+    added ``num_batches_tracked``; a checkpoint saved at version 1 (or with no
+    version) loads without it, see ``_load_from_state_dict``.
+
     Raises:
         ValueError: an input that is not 2D or 3D, or, when batch statistics
-            are used, only one value per feature.
+            are used, exactly one value per feature.
 
     Example::
 
@@ -138,18 +146,45 @@ class BatchNorm1d(Module):
         tensor(1)
     """
 
+    _version = 2
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None, *, bias=True):
         raise NotImplementedError("exercise 08: __init__")
+
+    def reset_running_stats(self):
+        """Start the running estimates afresh (when the layer tracks them):
+        ``running_mean`` zeros, ``running_var`` ones, ``num_batches_tracked`` 0,
+        in place."""
+        raise NotImplementedError("exercise 08: reset_running_stats")
+
+    def reset_parameters(self):
+        """Reset the running estimates, then (with ``affine``) ``weight`` to ones
+        and ``bias`` to zeros, in place, as ``torch.nn.BatchNorm1d`` does; the
+        constructor calls it."""
+        raise NotImplementedError("exercise 08: reset_parameters")
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load a checkpoint, including one saved before version 2: without a
+        ``num_batches_tracked`` key, the counter keeps its value (a fresh 0 if
+        it lives on the ``meta`` device) instead of being reported missing.
+
+        The arguments are those of ``Module._load_from_state_dict``
+        (exercise 06); ``local_metadata.get("version")`` is the version the
+        checkpoint was saved at (``None`` when it records none).
+        """
+        raise NotImplementedError("exercise 08: _load_from_state_dict")
 
     def forward(self, input):
         """Normalize with batch statistics (training, or no running estimates)
         or with the running estimates (eval)."""
         raise NotImplementedError("exercise 08: forward")
 
-    def _track(self, mean, unbiased_var):
-        """Fold one batch's statistics into the running estimates, in place
-        and outside autograd: buffers are state, not part of the graph."""
+    def _track(self, mean, unbiased_var, count):
+        """Count one batch and fold its statistics into the running estimates,
+        in place and outside autograd: buffers are state, not part of the
+        graph. An empty batch (``count`` 0) is counted but changes no estimate."""
         raise NotImplementedError("exercise 08: _track")
 
     def extra_repr(self):

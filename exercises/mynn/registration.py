@@ -5,37 +5,100 @@ Every ``Module`` keeps three registers: ``_parameters``, ``_buffers`` and
 everything a model later does (training, saving, ``.to()``) reads only those
 registers. A value that never passes through them is invisible to all of it.
 """
-from collections import OrderedDict
-
 import torch
 
 from .parameter import Parameter
 
 
+class _BufferMeta(type(torch.Tensor)):
+    """Lets ``isinstance(t, Buffer)`` recognise the tensors ``Buffer(...)`` returns:
+    plain tensors carrying the mark ``_is_buffer``."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, torch.Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(torch.Tensor, metaclass=_BufferMeta):
+    """Given: a tensor that a ``Module`` registers as a buffer when assigned to it,
+    like ``torch.nn.Buffer``.
+
+    ``self.running_mean = Buffer(torch.zeros(3))`` is the same as
+    ``self.register_buffer("running_mean", torch.zeros(3))``. A plain tensor
+    assigned to a new name stays an ordinary attribute.
+
+    Args:
+        data: the tensor; it is detached (same storage, no history). ``None``
+            gives an empty tensor.
+        persistent: whether ``state_dict`` includes it (keyword only).
+
+    Returns:
+        A plain ``torch.Tensor`` marked as a buffer: ``isinstance(t, Buffer)``
+        is true, and ``t.persistent`` holds the flag.
+
+    Example::
+
+        >>> m = Module()
+        >>> m.cache = Buffer(torch.zeros(2), persistent=False)
+        >>> list(m._buffers), m._non_persistent_buffers_set
+        (['cache'], {'cache'})
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = torch.empty(0)
+        tensor = data.detach().requires_grad_(data.requires_grad)
+        tensor.persistent = persistent
+        tensor._is_buffer = True
+        return tensor
+
+
 class Registration:
     """The registers of a ``Module`` and the attribute protocol that fills them."""
 
-    def __init__(self):
+    # Given: True makes Module.__init__ hand its arguments on to the next class
+    # of the method resolution order (a mixin listed after Module), as torch's
+    # Module.call_super_init does.
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
         """Create the empty registers, before any attribute is assigned.
 
         Creates ``_parameters``, ``_buffers`` and ``_modules`` (dicts, in
         assignment order) and ``_non_persistent_buffers_set`` (a set of buffer
         names left out of ``state_dict``), without going through
         ``__setattr__``: it needs the registers to exist already.
+
+        Args:
+            *args, **kwargs: accepted only when the class sets
+                ``call_super_init = True``; they go to the next class's
+                ``__init__`` (given code, after the registers).
+
+        Raises:
+            TypeError: arguments given while ``call_super_init`` is False.
         """
         raise NotImplementedError("exercise 02: __init__")
-        # Given: the mode flag and the hook tables that exercise 04 uses.
-        object.__setattr__(self, "training", True)
-        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        # Given: cooperative multiple inheritance, with torch's messages.
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
+        elif kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        elif args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument "
+                            f"but {len(args) + 1} were given")
 
     def __setattr__(self, name, value):
         """Route an assignment ``self.name = value`` into the right register.
 
         * a ``Parameter`` goes to ``_parameters`` (via ``register_parameter``);
         * a ``Module`` goes to ``_modules``;
+        * a ``Buffer`` goes to ``_buffers`` (via ``register_buffer``, with the
+          buffer's own ``persistent`` flag);
         * a name already in ``_parameters``, ``_modules`` or ``_buffers`` keeps
-          its register: ``None`` empties the slot, a tensor replaces a buffer;
+          its register: ``None`` empties the slot, a tensor replaces a buffer
+          (which stays persistent or not, as it was);
         * anything else is an ordinary attribute in ``__dict__``.
         A name moving to another register is first removed from the others,
         and replacing a registered value keeps its position.
@@ -44,7 +107,10 @@ class Registration:
             AttributeError: a Parameter or Module assigned before
                 ``Module.__init__()`` ran (missing ``super().__init__()``).
             TypeError: a value that is not a Parameter (or None) assigned to a
-                parameter name, or not a Module (or None) to a module name.
+                parameter name, not a Module (or None) to a module name, or
+                not a tensor (or None) to a buffer name.
+            KeyError: a ``Buffer`` assigned to a name that is already an
+                ordinary attribute (as ``register_buffer`` raises).
 
         Example::
 
@@ -64,6 +130,24 @@ class Registration:
             AttributeError: ``'Net' object has no attribute 'name'``.
         """
         raise NotImplementedError("exercise 02: __getattr__")
+
+    def __dir__(self):
+        """The names ``dir(module)`` lists: the class's attributes, the
+        instance's ``__dict__``, and every registered parameter, submodule and
+        buffer, sorted; names starting with a digit (a container's ``"0"``) are
+        left out, since they cannot be written as ``module.name``.
+
+        Returns:
+            list[str]: the sorted names (tab completion in Jupyter reads it).
+
+        Example::
+
+            >>> m = Module()
+            >>> m.weight = Parameter(torch.ones(1))
+            >>> "weight" in dir(m), "weight" in vars(m)
+            (True, False)
+        """
+        raise NotImplementedError("exercise 02: __dir__")
 
     def __delattr__(self, name):
         """Remove ``name`` from whichever register holds it, else from ``__dict__``."""

@@ -5,8 +5,10 @@ Everything a model does with "all its parameters" (the optimizer, saving,
 exercise 02: a module's own members first, in the order they were assigned,
 then each child's, depth first, with dotted names (``encoder.weight``). A
 tensor or module reachable twice (tied weights, a shared layer) is yielded
-once, where the walk meets it first.
+once, where the walk meets it first. ``get_submodule`` and its siblings go
+the other way: from a dotted name to the object it names.
 """
+from .parameter import Parameter
 
 
 class Walk:
@@ -130,6 +132,105 @@ class Walk:
                 ``remove_duplicate`` applies to the modules walked as well.
         """
         raise NotImplementedError("exercise 03: _named_members")
+
+
+    def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` (``"encoder.0"``).
+
+        Follows one attribute per name, so it costs the depth of the path, not
+        a walk of the whole tree.
+
+        Args:
+            target: dotted names from this module; ``""`` is the module itself.
+
+        Returns:
+            Module: the submodule.
+
+        Raises:
+            AttributeError: a name along the path is missing (``Net has no
+                attribute `decoder```) or is not a Module (```weight` is not an
+                nn.Module``).
+
+        Example::
+
+            >>> net = Module()
+            >>> net.encoder = Module()
+            >>> net.get_submodule("encoder") is net.encoder
+            True
+        """
+        raise NotImplementedError("exercise 03: get_submodule")
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at the dotted path ``target``, replacing what is there.
+
+        The parent (everything before the last dot) must exist; the last name
+        is assigned with ``setattr``, so the new submodule is registered.
+
+        Args:
+            target: a non-empty dotted path (``"encoder.linear"``).
+            module: the Module to put there.
+            strict: only replace an existing attribute; never add one.
+
+        Raises:
+            ValueError: ``target`` is empty, or ``module`` is not a Module.
+            AttributeError: the parent path does not resolve to modules, the
+                last name exists but is not a Module, or (``strict``) the
+                last name does not exist.
+
+        Example::
+
+            >>> net = Module()
+            >>> net.set_submodule("head", Module())
+            >>> list(net._modules)
+            ['head']
+        """
+        raise NotImplementedError("exercise 03: set_submodule")
+
+    def get_parameter(self, target):
+        """The parameter at the dotted path ``target`` (``"encoder.weight"``).
+
+        Raises:
+            AttributeError: the path is wrong, or ends in something that is
+                not a Parameter.
+
+        Example::
+
+            >>> net = Module()
+            >>> net.scale = Parameter(torch.ones(1))
+            >>> net.get_parameter("scale") is net.scale
+            True
+        """
+        raise NotImplementedError("exercise 03: get_parameter")
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``).
+
+        Raises:
+            AttributeError: the path is wrong, or ends in something that is
+                not a registered buffer.
+
+        Example::
+
+            >>> net = Module()
+            >>> net.register_buffer("steps", torch.zeros(1))
+            >>> net.get_buffer("steps") is net.steps
+            True
+        """
+        raise NotImplementedError("exercise 03: get_buffer")
+
+    def _owner_of(self, target):
+        """``(module, name)`` for a dotted path: the submodule before the last
+        dot, which must have an attribute ``name``.
+
+        Raises:
+            AttributeError: the module path is wrong, or ``name`` is missing.
+        """
+        raise NotImplementedError("exercise 03: _owner_of")
+
+
+def _is_module(value):
+    """Whether ``value`` is a Module: every Module is built on this file's ``Walk``."""
+    return isinstance(value, Walk)
 
 
 def _join(prefix, name):

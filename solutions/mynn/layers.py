@@ -155,9 +155,17 @@ class BatchNorm1d(Module):
         running_mean: buffer, zeros; running_var: buffer, ones;
         num_batches_tracked: buffer, ``torch.tensor(0)`` (an integer, int64).
 
+    An empty batch (no values per feature) gives an empty output and leaves
+    the running estimates as they are; ``num_batches_tracked`` counts it all
+    the same, as torch does.
+
+    Checkpoints: the class is at version 2 (``_version``), the version that
+    added ``num_batches_tracked``; a checkpoint saved at version 1 (or with no
+    version) loads without it, see ``_load_from_state_dict``.
+
     Raises:
         ValueError: an input that is not 2D or 3D, or, when batch statistics
-            are used, only one value per feature.
+            are used, exactly one value per feature.
 
     Example::
 
@@ -166,6 +174,8 @@ class BatchNorm1d(Module):
         >>> bn.num_batches_tracked
         tensor(1)
     """
+
+    _version = 2
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None, *, bias=True):
@@ -176,9 +186,9 @@ class BatchNorm1d(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        self.register_parameter("weight", Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        self.register_parameter("weight", Parameter(torch.empty(num_features, device=device, dtype=dtype))
                                 if affine else None)
-        self.register_parameter("bias", Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+        self.register_parameter("bias", Parameter(torch.empty(num_features, device=device, dtype=dtype))
                                 if affine and bias else None)
         if track_running_stats:
             self.register_buffer("running_mean", torch.zeros(num_features, device=device, dtype=dtype))
@@ -188,6 +198,51 @@ class BatchNorm1d(Module):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+        self.reset_parameters()
+        ### END SOLUTION
+
+    def reset_running_stats(self):
+        """Start the running estimates afresh (when the layer tracks them):
+        ``running_mean`` zeros, ``running_var`` ones, ``num_batches_tracked`` 0,
+        in place."""
+        ### BEGIN SOLUTION
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+        ### END SOLUTION
+
+    def reset_parameters(self):
+        """Reset the running estimates, then (with ``affine``) ``weight`` to ones
+        and ``bias`` to zeros, in place, as ``torch.nn.BatchNorm1d`` does; the
+        constructor calls it."""
+        ### BEGIN SOLUTION
+        self.reset_running_stats()
+        if self.affine:
+            torch.nn.init.ones_(self.weight)
+            if self.bias is not None:
+                torch.nn.init.zeros_(self.bias)
+        ### END SOLUTION
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load a checkpoint, including one saved before version 2: without a
+        ``num_batches_tracked`` key, the counter keeps its value (a fresh 0 if
+        it lives on the ``meta`` device) instead of being reported missing.
+
+        The arguments are those of ``Module._load_from_state_dict``
+        (exercise 06); ``local_metadata.get("version")`` is the version the
+        checkpoint was saved at (``None`` when it records none).
+        """
+        ### BEGIN SOLUTION
+        version = local_metadata.get("version")
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            counter = self.num_batches_tracked
+            usable = counter is not None and counter.device.type != "meta"
+            state_dict[key] = counter if usable else torch.tensor(0, dtype=torch.long)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
         ### END SOLUTION
 
     def forward(self, input):
@@ -200,13 +255,16 @@ class BatchNorm1d(Module):
         dims = (0,) if input.dim() == 2 else (0, 2)
         shape = (1, -1) if input.dim() == 2 else (1, -1, 1)
         if self.training or self.running_mean is None:
-            count = input.numel() // input.shape[1]
-            if count <= 1:
+            count = input.shape[0] * math.prod(input.shape[2:])  # values per feature
+            if count == 1:
                 raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.size()}")
-            mean = input.mean(dim=dims)
-            var = input.var(dim=dims, unbiased=False)
+            if count == 0:  # an empty batch: statistics of nothing would be NaN
+                mean = var = torch.zeros(input.shape[1], dtype=input.dtype, device=input.device)
+            else:
+                mean = input.mean(dim=dims)
+                var = input.var(dim=dims, unbiased=False)
             if self.training and self.track_running_stats:
-                self._track(mean, var * count / (count - 1))
+                self._track(mean, var * count / (count - 1), count)
         else:
             mean, var = self.running_mean, self.running_var
         output = (input - mean.reshape(shape)) / torch.sqrt(var.reshape(shape) + self.eps)
@@ -217,12 +275,15 @@ class BatchNorm1d(Module):
         return output
         ### END SOLUTION
 
-    def _track(self, mean, unbiased_var):
-        """Fold one batch's statistics into the running estimates, in place
-        and outside autograd: buffers are state, not part of the graph."""
+    def _track(self, mean, unbiased_var, count):
+        """Count one batch and fold its statistics into the running estimates,
+        in place and outside autograd: buffers are state, not part of the
+        graph. An empty batch (``count`` 0) is counted but changes no estimate."""
         ### BEGIN SOLUTION
         with torch.no_grad():
             self.num_batches_tracked.add_(1)
+            if count == 0:
+                return
             momentum = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
             self.running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
             self.running_var.mul_(1 - momentum).add_(unbiased_var, alpha=momentum)

@@ -25,3 +25,21 @@ class Module(Registration, Walk, Calling, State, Migration, Printing):
             def forward(self, x):
                 return self.weight * x
     """
+
+    def __init__(self, *args, **kwargs):
+        # Each exercise's file creates its own state, so that no file has to
+        # know another's: the mode flag and hook tables of exercise 04, the
+        # state-dict hook tables of exercise 06, then the registers of
+        # exercise 02 (which also runs the next class's __init__ when
+        # call_super_init asks for it).
+        self._init_calling()
+        self._init_state()
+        Registration.__init__(self, *args, **kwargs)
+
+    def __setstate__(self, state):
+        """Unpickling (``torch.load`` of a whole module, ``copy.deepcopy``): the
+        pickled attributes, then any hook table a module pickled before that
+        table existed lacks."""
+        self.__dict__.update(state)
+        self._init_calling()
+        self._init_state()

@@ -9,27 +9,116 @@ shapes, even one built with another library.
 Loading copies values *into* the tensors the model already has. The
 Parameter objects stay the same, so an optimizer that holds them keeps
 training the model after a checkpoint is restored.
+
+A checkpoint also remembers which version of each module's class saved it
+(``state_dict()._metadata``), so that a class that changed its state can
+still load old checkpoints: ``BatchNorm1d`` (version 2) fills in the
+``num_batches_tracked`` a version-1 checkpoint lacks, in its own
+``_load_from_state_dict``.
 """
+import functools
+import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 import torch
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-IncompatibleKeys.__doc__ = """What ``load_state_dict`` found out of place: keys the model
-expected but the state dict lacked, and keys the model has no place for."""
+from .calling import RemovableHandle
+from .parameter import Parameter
+
+# The key under which a module's get_extra_state() is saved: "<prefix>_extra_state".
+EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+STATE_HOOK_TABLES = ("_state_dict_pre_hooks", "_state_dict_hooks",
+                     "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` found out of place: keys the model expected but
+    the state dict lacked, and keys the model has no place for.
+
+    Given. Prints ``<All keys matched successfully>`` when both lists are empty.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class _WrappedHook:
+    """Given: a load pre-hook, called with its module first when it was
+    registered ``with_module``. The module is held by weak reference, so the
+    hook keeps no module alive, and pickles with the module."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if not self.with_module:
+            return self.hook(*args, **kwargs)
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args, **kwargs)
+
+    def __getstate__(self):
+        pickled = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            pickled["module"] = self.module()
+        return pickled
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 class State:
     """Saving and restoring the registered tensors of a module tree."""
 
+    # Given: the version of the class's state layout, saved in each
+    # checkpoint's metadata. A class that changes what it saves raises it and
+    # migrates older checkpoints in its _load_from_state_dict.
+    _version = 1
+
+    def _init_state(self):
+        """Given: the empty state-dict hook tables, created by ``Module.__init__``;
+        only missing ones are added (unpickling an older module)."""
+        for name in STATE_HOOK_TABLES:
+            self.__dict__.setdefault(name, OrderedDict())
+
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Return the module's state: every parameter and persistent buffer, by name.
 
         Keys are dotted paths in torch's order: a module's own parameters,
-        then its persistent buffers, then each child's state, depth first.
-        Empty (``None``) slots and non-persistent buffers are left out. A
-        module registered under two names appears under both.
+        then its persistent buffers (then its extra state, see
+        ``get_extra_state``), then each child's state, depth first. Empty
+        (``None``) slots and non-persistent buffers are left out. A module
+        registered under two names appears under both.
+
+        The new dict carries ``_metadata``: an ``OrderedDict`` from each
+        module's prefix without its dot (``""`` for the root, ``"encoder"``)
+        to ``{"version": module._version}``. A ``destination`` without a
+        ``_metadata`` attribute (a plain ``dict``) gets none.
+
+        Hooks: each state-dict pre-hook runs as ``hook(module, prefix,
+        keep_vars)`` before the module saves anything; after its children,
+        each post-hook runs as ``hook(module, destination, prefix,
+        local_metadata)``. A post-hook registered with the private
+        ``_register_state_dict_hook`` may return a new destination; one
+        registered with ``register_state_dict_post_hook`` must return ``None``.
 
         Args:
             destination: a dict to fill and return; by default a new
@@ -43,6 +132,9 @@ class State:
             (``requires_grad=False``) but shares storage with the model, so
             it changes when the model trains: clone it to keep a snapshot.
 
+        Raises:
+            RuntimeError: a public post-hook returned something.
+
         Example::
 
             >>> class Line(Module):
@@ -50,27 +142,45 @@ class State:
             ...         super().__init__()
             ...         self.weight = Parameter(torch.ones(1))
             ...         self.register_buffer("steps", torch.zeros(1))
-            >>> list(Line().state_dict(prefix="line."))
-            ['line.weight', 'line.steps']
+            >>> state = Line().state_dict(prefix="line.")
+            >>> list(state), dict(state._metadata)
+            (['line.weight', 'line.steps'], {'line': {'version': 1}})
         """
         ### BEGIN SOLUTION
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            returned = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if returned is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif returned is not None:
+                destination = returned
         return destination
         ### END SOLUTION
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        """Put this module's own state (not its children's) into ``destination``."""
+        """Put this module's own state (not its children's) into ``destination``:
+        parameters, persistent buffers, then ``get_extra_state()`` under
+        ``prefix + "_extra_state"`` if the class defines it."""
         ### BEGIN SOLUTION
         for name, tensor in _own_state(self).items():
             destination[prefix + name] = tensor if keep_vars else tensor.detach()
+        if _defines(self, "get_extra_state"):
+            destination[prefix + EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
         ### END SOLUTION
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy the values of ``state_dict`` into this module's parameters and buffers.
 
         Values are copied in place, without tracking gradients: every
@@ -79,16 +189,29 @@ class State:
         loads into a float32 model as float32. Every problem is collected
         before anything is raised, and the keys that do fit are copied.
 
+        Each module of the tree loads its own keys with
+        ``_load_from_state_dict``, given the metadata saved under its prefix
+        (``{}`` when the checkpoint has none); a child sees only the keys
+        under its own prefix. After a module and all its children have
+        loaded, its load post-hooks run as ``hook(module, incompatible_keys)``
+        and may edit the two lists in place.
+
         Args:
             state_dict: a mapping from names (as ``state_dict()`` makes them)
-                to tensors.
+                to tensors; it is copied, never changed.
             strict: whether keys the model expects but ``state_dict`` lacks
                 (missing), and keys the model has no place for (unexpected),
                 are errors.
+            assign: put the checkpoint's tensors themselves into the model
+                instead of copying into the existing ones (a Parameter is
+                wrapped into a new Parameter that keeps the old one's
+                ``requires_grad``). Useful for a model built on the ``meta``
+                device; an optimizer must then be built after the load.
 
         Returns:
             ``IncompatibleKeys(missing_keys, unexpected_keys)``, a named tuple
-            of two lists (both empty after a successful strict load).
+            of two lists (both empty after a successful strict load, which
+            prints as ``<All keys matched successfully>``).
 
         Raises:
             TypeError: ``state_dict`` is not a mapping.
@@ -99,15 +222,19 @@ class State:
         Example::
 
             >>> model.load_state_dict(torch.load("model.pt"))
-            IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+            <All keys matched successfully>
             >>> model.load_state_dict({"weight": torch.ones(3)}, strict=False)
-            IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])
+            _IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])
         """
         ### BEGIN SOLUTION
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)  # a copy that _load_from_state_dict may change
+        if metadata is not None:
+            state_dict._metadata = metadata
         missing, unexpected, errors = [], [], []
-        _load_tree(self, state_dict, "", missing, unexpected, errors)
+        _load_tree(self, state_dict, "", metadata, assign, (missing, unexpected, errors))
         if strict:
             if unexpected:
                 errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
@@ -115,41 +242,150 @@ class State:
                 errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
         ### END SOLUTION
 
-    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
         """Load this module's own state (not its children's) from the keys under ``prefix``.
 
-        Appends to ``missing_keys``, ``unexpected_keys`` and ``error_msgs``
-        instead of raising, so that one load reports every problem at once.
+        The signature is torch's, so that a class can override it to migrate
+        old checkpoints (look at ``local_metadata.get("version")``, fix up
+        ``state_dict``, then call ``super()._load_from_state_dict``).
+
+        In order: run the load pre-hooks as ``hook(state_dict, prefix,
+        local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``;
+        load each parameter and persistent buffer (a shape-``[1]`` value
+        loads into a 0-dimensional tensor, as checkpoints from before torch
+        0.4 need); hand the extra state to ``set_extra_state`` if the class
+        defines it; then, with ``strict``, note the missing keys and the
+        unexpected ones (a key under a child's prefix belongs to that child).
+
+        Args:
+            state_dict: the keys to load (a child's call sees only its own).
+            prefix: this module's prefix, with its trailing dot.
+            local_metadata: what ``state_dict()._metadata`` saved for this
+                module (``{"version": 1}``), or ``{}``;
+                ``"assign_to_params_buffers"`` in it asks for ``assign``.
+            strict: whether to note missing and unexpected keys
+                (``load_state_dict`` always passes ``True``).
+            missing_keys, unexpected_keys, error_msgs: lists to append to,
+                instead of raising, so that one load reports every problem.
         """
         ### BEGIN SOLUTION
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         own = _own_state(self)
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, tensor in own.items():
             key = prefix + name
-            if key not in state_dict:
+            if key in state_dict:
+                _load_one(self, name, tensor, key, state_dict[key], assign, error_msgs)
+            elif strict:
                 missing_keys.append(key)
-                continue
-            value = state_dict[key]
-            if not isinstance(value, torch.Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                  f"Tensor-like object from checkpoint but received {type(value)}")
-            elif value.shape != tensor.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
-                                  f"checkpoint, the shape in current model is {tensor.shape}.")
-            else:
-                # In place and untracked: the Parameter object, its dtype and
-                # its device stay; only the numbers change.
-                with torch.no_grad():
-                    tensor.copy_(value)
-        for key in state_dict:
-            if key.startswith(prefix):
-                head, dot, _ = key[len(prefix):].partition(".")
-                # "child.x" belongs to the child if there is one; "x" must be ours.
-                if head not in (self._modules if dot else own):
-                    unexpected_keys.append(key)
+        extra_key = prefix + EXTRA_STATE_KEY_SUFFIX
+        if _defines(self, "set_extra_state"):
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    head, dot, _ = key[len(prefix):].partition(".")
+                    # "child.x" belongs to the child if there is one; "x" must be ours.
+                    if head not in (self._modules if dot else own):
+                        unexpected_keys.append(key)
         ### END SOLUTION
+
+    def get_extra_state(self):
+        """Return state to save beyond tensors (any picklable object).
+
+        Given. A class that needs it defines both this and
+        :meth:`set_extra_state`; ``state_dict()`` then saves the result under
+        ``prefix + "_extra_state"``. The base class's version is never called.
+        """
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        """Restore what :meth:`get_extra_state` returned, when loading.
+
+        Given. The base class's version is never called.
+        """
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
+    def register_state_dict_pre_hook(self, hook):
+        """Given: register ``hook(module, prefix, keep_vars)``, called before
+        ``state_dict()`` saves this module.
+
+        Returns:
+            RemovableHandle: ``handle.remove()`` unregisters the hook.
+        """
+        return _stored(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """Given: register ``hook(module, state_dict, prefix, local_metadata)``,
+        called after this module and its children are saved; it may change
+        ``state_dict`` in place and must return ``None``.
+
+        Returns:
+            RemovableHandle: ``handle.remove()`` unregisters the hook.
+        """
+        hook._from_public_api = True
+        return _stored(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """Given: the older, private post-hook: like
+        :meth:`register_state_dict_post_hook`, but a result other than ``None``
+        replaces the state dict.
+
+        Raises:
+            RuntimeError: ``hook`` was registered with the public method.
+        """
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
+                               "previously registered via register_state_dict_post_hook")
+        return _stored(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Given: register ``hook(module, state_dict, prefix, local_metadata,
+        strict, missing_keys, unexpected_keys, error_msgs)``, called before
+        this module loads its own keys.
+
+        Returns:
+            RemovableHandle: ``handle.remove()`` unregisters the hook.
+        """
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """Given: the private form, whose hook gets the module first only
+        ``with_module``."""
+        return _stored(self._load_state_dict_pre_hooks, _WrappedHook(hook, self if with_module else None))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """Given: register ``hook(module, incompatible_keys)``, called after this
+        module and its children have loaded; it may edit
+        ``incompatible_keys.missing_keys`` and ``.unexpected_keys`` in place
+        (a strict load raises on what is left) and must return ``None``.
+
+        Returns:
+            RemovableHandle: ``handle.remove()`` unregisters the hook.
+        """
+        return _stored(self._load_state_dict_post_hooks, hook)
+
+
+def _stored(table, hook):
+    """Given: ``hook`` stored in ``table`` under a new handle's id."""
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    return handle
+
+
+def _defines(module, method):
+    """Whether ``module``'s class overrides ``State``'s ``method`` (extra state)."""
+    return getattr(type(module), method) is not getattr(State, method)
 
 
 def _own_state(module):
@@ -163,13 +399,80 @@ def _own_state(module):
     ### END SOLUTION
 
 
-def _load_tree(module, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
-    """Load ``module`` and then, depth first, every child under its own prefix."""
+def _load_one(module, name, tensor, key, value, assign, error_msgs):
+    """Load the checkpoint's ``value`` into ``module``'s ``tensor`` named ``name``:
+    copied in place, or with ``assign`` put in its place; a problem is
+    appended to ``error_msgs``."""
     ### BEGIN SOLUTION
-    module._load_from_state_dict(state_dict, prefix, missing_keys, unexpected_keys, error_msgs)
+    if not torch.overrides.is_tensor_like(value):
+        error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                          f"Tensor-like object from checkpoint but received {type(value)}")
+        return
+    if tensor.dim() == 0 and value.shape == (1,):
+        value = value[0]  # checkpoints from before torch 0.4 saved scalars with shape [1]
+    if value.shape != tensor.shape:
+        error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                          f"checkpoint, the shape in current model is {tensor.shape}.")
+        return
+    if tensor.is_meta and not value.is_meta and not assign:
+        warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                      "parameter in the current model, which is a no-op. (Did you mean to pass "
+                      "`assign=True` to assign items in the state dictionary to their corresponding "
+                      "key in the module instead of copying them in place?)", stacklevel=4)
+    try:
+        with torch.no_grad():
+            if assign:
+                setattr(module, name, _assignable(tensor, value))
+            else:
+                # In place and untracked: the Parameter object, its dtype and
+                # its device stay; only the numbers change.
+                tensor.copy_(value)
+    except Exception as error:  # reported with the others, as torch does
+        error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                          f"{tensor.size()} and whose dimensions in the checkpoint are {value.size()}, "
+                          f"an exception occurred : {error.args}.")
+    ### END SOLUTION
+
+
+def _assignable(tensor, value):
+    """What ``assign=True`` puts in place of ``tensor``: ``value`` itself, as a
+    Parameter with ``tensor``'s ``requires_grad`` if ``tensor`` is one."""
+    ### BEGIN SOLUTION
+    if not isinstance(tensor, Parameter):
+        return value
+    if isinstance(value, Parameter):
+        return value.requires_grad_(tensor.requires_grad)
+    return Parameter(value, requires_grad=tensor.requires_grad)
+    ### END SOLUTION
+
+
+def _load_tree(module, state_dict, prefix, metadata, assign, found):
+    """Load ``module``, then each child from only the keys under its prefix,
+    then run ``module``'s load post-hooks.
+
+    Args:
+        metadata: the checkpoint's ``_metadata``, or ``None``.
+        assign: as in ``load_state_dict``.
+        found: ``(missing_keys, unexpected_keys, error_msgs)``, the lists every
+            module of the tree appends to.
+    """
+    ### BEGIN SOLUTION
+    local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+    if assign:
+        # As torch does, this marks the checkpoint's own metadata dict.
+        local_metadata["assign_to_params_buffers"] = assign
+    module._load_from_state_dict(state_dict, prefix, local_metadata, True, *found)
     for name, child in module._modules.items():
         if child is not None:
-            _load_tree(child, state_dict, prefix + name + ".", missing_keys, unexpected_keys, error_msgs)
+            child_prefix = prefix + name + "."
+            own_keys = {key: value for key, value in state_dict.items() if key.startswith(child_prefix)}
+            _load_tree(child, own_keys, child_prefix, metadata, assign, found)
+    incompatible = _IncompatibleKeys(found[0], found[1])
+    for hook in module._load_state_dict_post_hooks.values():
+        if hook(module, incompatible) is not None:
+            raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected "
+                                 "to return new values, if incompatible_keys need to be modified, it should be "
+                                 "done inplace.")
     ### END SOLUTION
 
 

@@ -5,8 +5,10 @@ Everything a model does with "all its parameters" (the optimizer, saving,
 exercise 02: a module's own members first, in the order they were assigned,
 then each child's, depth first, with dotted names (``encoder.weight``). A
 tensor or module reachable twice (tied weights, a shared layer) is yielded
-once, where the walk meets it first.
+once, where the walk meets it first. ``get_submodule`` and its siblings go
+the other way: from a dotted name to the object it names.
 """
+from .parameter import Parameter
 
 
 class Walk:
@@ -173,6 +175,147 @@ class Walk:
                     seen.add(member)
                 yield _join(module_prefix, name), member
         ### END SOLUTION
+
+
+    def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` (``"encoder.0"``).
+
+        Follows one attribute per name, so it costs the depth of the path, not
+        a walk of the whole tree.
+
+        Args:
+            target: dotted names from this module; ``""`` is the module itself.
+
+        Returns:
+            Module: the submodule.
+
+        Raises:
+            AttributeError: a name along the path is missing (``Net has no
+                attribute `decoder```) or is not a Module (```weight` is not an
+                nn.Module``).
+
+        Example::
+
+            >>> net = Module()
+            >>> net.encoder = Module()
+            >>> net.get_submodule("encoder") is net.encoder
+            True
+        """
+        ### BEGIN SOLUTION
+        module = self
+        if target == "":
+            return module
+        for name in target.split("."):
+            if not hasattr(module, name):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+            module = getattr(module, name)
+            if not _is_module(module):
+                raise AttributeError(f"`{name}` is not an nn.Module")
+        return module
+        ### END SOLUTION
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at the dotted path ``target``, replacing what is there.
+
+        The parent (everything before the last dot) must exist; the last name
+        is assigned with ``setattr``, so the new submodule is registered.
+
+        Args:
+            target: a non-empty dotted path (``"encoder.linear"``).
+            module: the Module to put there.
+            strict: only replace an existing attribute; never add one.
+
+        Raises:
+            ValueError: ``target`` is empty, or ``module`` is not a Module.
+            AttributeError: the parent path does not resolve to modules, the
+                last name exists but is not a Module, or (``strict``) the
+                last name does not exist.
+
+        Example::
+
+            >>> net = Module()
+            >>> net.set_submodule("head", Module())
+            >>> list(net._modules)
+            ['head']
+        """
+        ### BEGIN SOLUTION
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not _is_module(module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        exists = hasattr(parent, name)
+        if strict and not exists:
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if exists and not _is_module(getattr(parent, name)):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+        ### END SOLUTION
+
+    def get_parameter(self, target):
+        """The parameter at the dotted path ``target`` (``"encoder.weight"``).
+
+        Raises:
+            AttributeError: the path is wrong, or ends in something that is
+                not a Parameter.
+
+        Example::
+
+            >>> net = Module()
+            >>> net.scale = Parameter(torch.ones(1))
+            >>> net.get_parameter("scale") is net.scale
+            True
+        """
+        ### BEGIN SOLUTION
+        module, name = self._owner_of(target)
+        value = getattr(module, name)
+        if not isinstance(value, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return value
+        ### END SOLUTION
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``).
+
+        Raises:
+            AttributeError: the path is wrong, or ends in something that is
+                not a registered buffer.
+
+        Example::
+
+            >>> net = Module()
+            >>> net.register_buffer("steps", torch.zeros(1))
+            >>> net.get_buffer("steps") is net.steps
+            True
+        """
+        ### BEGIN SOLUTION
+        module, name = self._owner_of(target)
+        value = getattr(module, name)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return value
+        ### END SOLUTION
+
+    def _owner_of(self, target):
+        """``(module, name)`` for a dotted path: the submodule before the last
+        dot, which must have an attribute ``name``.
+
+        Raises:
+            AttributeError: the module path is wrong, or ``name`` is missing.
+        """
+        ### BEGIN SOLUTION
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        return module, name
+        ### END SOLUTION
+
+
+def _is_module(value):
+    """Whether ``value`` is a Module: every Module is built on this file's ``Walk``."""
+    return isinstance(value, Walk)
 
 
 def _join(prefix, name):
