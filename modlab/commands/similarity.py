@@ -30,7 +30,7 @@ what is compared:
   not compared.
 
 the score and the threshold:
-  "A in B" is the part of A's own code found in B's (copydetect's similarity of A against B).
+  "A in B" is the part of A's own fingerprints found in B's (MOSS's containment), both ways.
   A pair is flagged when either way reaches the threshold. By default the threshold is chosen
   per exercise from its pairs: median + 3.5 x MAD / 0.6745 (a modified z-score of 3.5, with
   the MAD measured below the median, where copies cannot widen it), kept within 50%..90%;
