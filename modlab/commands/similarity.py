@@ -25,8 +25,8 @@ what is compared:
   comments and layout are dropped, so renamed variables, reformatting, reordered functions and
   added comments do not hide a copy. Fingerprints (every 25 characters of tokenised code) found
   in the starter code, i.e. the stubs `modlab release` hands out and every python block of
-  lessons/*.md, are removed first: starter code never counts as copying. A student with less
-  than 100 characters of tokenised code of their own (the stub, or the stub and a line) is
+  lessons/*.md, are removed first: starter code never counts as copying. A student with fewer
+  than 100 fingerprints of their own (about five lines: the stub, or the stub and a line) is
   not compared.
 
 the score and the threshold:
