@@ -122,12 +122,14 @@ def _fork_if_possible():
 
 
 def starter_sources(course: Course) -> list[str]:
-    """The starter code: every stub, and every fenced ``python`` block of the lessons."""
+    """The starter code: every stub, and every fenced ``python`` block of the lessons, each
+    alone and all of a lesson's in a row (pasted together, their seams match too)."""
     sources = list(stub_sources(course).values())
     for exercise in course.exercises:
         lesson = lesson_path(course, exercise)
         if lesson.is_file():
-            sources += [code for kind, code in split_cells(lesson.read_text(encoding="utf-8")) if kind == "code"]
+            blocks = [code for kind, code in split_cells(lesson.read_text(encoding="utf-8")) if kind == "code"]
+            sources += blocks + ["\n".join(blocks)]
     return sources
 
 
