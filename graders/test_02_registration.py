@@ -1,36 +1,25 @@
 """Exercise 02: registration. Scenarios look at the three registers directly
-(``_parameters``, ``_buffers``, ``_modules``), since the walk comes in 03."""
+(``_parameters``, ``_buffers``, ``_modules``) and at ``__dict__``, since the
+walk comes in 03: ``registers(m)`` shows, by name, what each one holds."""
 import torch
 from hypothesis import strategies as st
 
-from modlab.grading import hints, outcome, scenario
+from modlab.grading import outcome, scenario
+from modlab.grading.probes import registers
 
-
-def registers(module):
-    """The registers as plain data: names in order, and what each holds."""
-    def kinds(register):
-        return [[name, None if value is None else type(value).__name__] for name, value in register.items()]
-
-    return {
-        "parameters": kinds(module._parameters),
-        "buffers": kinds(module._buffers),
-        "modules": kinds(module._modules),
-        "non_persistent": sorted(module._non_persistent_buffers_set),
-    }
+# Where a value lands, or does not: the misconceptions any assignment can show.
+ROUTING = ["module-left-in-dict", "parameter-left-in-dict", "tensor-registered-as-parameter",
+           "name-stays-in-old-register"]
 
 
 @scenario(points=1, public=True)
 def init_creates_empty_registers(nn):
     """Module() starts with empty registers, in training mode"""
     m = nn.Module()
-    return [registers(m), m.training]
+    return {"registers": registers(m), "m.training": m.training}
 
 
-ROUTING = hints.by_path(modules=hints.MODULE_NOT_REGISTERED, parameters=hints.BARE_TENSOR,
-                        buffers=hints.BARE_TENSOR)
-
-
-@scenario(points=3, public=True, hint=ROUTING)
+@scenario(points=3, public=True, misconceptions=ROUTING)
 def setattr_routes_each_kind(nn):
     """__setattr__ routes Parameters, Modules and everything else"""
     m = nn.Module()
@@ -38,21 +27,39 @@ def setattr_routes_each_kind(nn):
     m.weight = nn.Parameter(torch.ones(2))
     m.scale = torch.ones(1)          # a bare tensor: an ordinary attribute
     m.size = 3
-    return [registers(m), "scale" in vars(m), "weight" in vars(m), "child" in vars(m), m.size]
+    return {"registers": registers(m), "m.size": m.size}
 
 
-@scenario(points=2, public=True)
+@scenario(points=2, public=True, misconceptions=["getattr-misses-a-register", "getattr-raises-attribute-error"])
 def getattr_reads_the_registers(nn):
     """attribute access finds parameters, buffers and modules"""
     m = nn.Module()
     m.weight = nn.Parameter(torch.ones(2))
     m.register_buffer("running", torch.zeros(2))
     m.child = nn.Module()
-    return [m.weight is m._parameters["weight"], m.running is m._buffers["running"],
-            m.child is m._modules["child"], outcome(getattr, m, "nothing_here")]
+    return {"m.weight is m._parameters['weight']": outcome(lambda: m.weight is m._parameters["weight"]),
+            "m.running is m._buffers['running']": outcome(lambda: m.running is m._buffers["running"]),
+            "m.child is m._modules['child']": outcome(lambda: m.child is m._modules["child"]),
+            "m.nothing_here": outcome(getattr, m, "nothing_here"),
+            "hasattr(m, 'nothing_here')": outcome(hasattr, m, "nothing_here")}
 
 
-@scenario(points=2)
+def deleted(m, names) -> dict:
+    """``del m.<name>`` for each name, then what the registers hold."""
+    results = {f"del m.{name}": outcome(delattr, m, name) for name in names}
+    return {**results, "registers": registers(m)}
+
+
+@scenario(points=1, public=True, misconceptions=["delattr-skips-registers"])
+def delattr_removes_a_parameter(nn):
+    """del removes a parameter from _parameters"""
+    m = nn.Module()
+    m.weight = nn.Parameter(torch.ones(2))
+    m.plain = 1
+    return deleted(m, ["weight", "plain"])
+
+
+@scenario(points=2, misconceptions=["delattr-skips-registers"])
 def delattr_removes_from_the_register(nn):
     """del removes a name from whichever register holds it"""
     m = nn.Module()
@@ -60,12 +67,11 @@ def delattr_removes_from_the_register(nn):
     m.register_buffer("cache", torch.zeros(1), persistent=False)
     m.child = nn.Module()
     m.plain = 1
-    for name in ("weight", "cache", "child", "plain"):
-        delattr(m, name)
-    return [registers(m), "plain" in vars(m), outcome(delattr, m, "weight")]
+    observed = deleted(m, ["weight", "cache", "child", "plain"])
+    return {**observed, "del m.weight again": outcome(delattr, m, "weight")}
 
 
-@scenario(points=2, public=True)
+@scenario(points=2, public=True, misconceptions=["non-persistent-not-recorded", "none-slot-dropped"])
 def register_buffer_persistence(nn):
     """register_buffer keeps buffers, and remembers the non-persistent ones"""
     m = nn.Module()
@@ -73,10 +79,10 @@ def register_buffer_persistence(nn):
     m.register_buffer("cache", torch.ones(3), persistent=False)
     m.register_buffer("empty", None)
     m.mean = torch.full((3,), 2.0)   # assigning a tensor to a buffer name replaces the buffer
-    return [registers(m), m.mean]
+    return {"registers": registers(m), "m.mean": m.mean}
 
 
-@scenario(points=3, public=True, hint=hints.MISSING_SUPER)
+@scenario(points=3, public=True, misconceptions=["setattr-guard-missing"])
 def assigning_before_super_init_raises(nn):
     """assigning a Parameter or Module before super().__init__() raises AttributeError"""
     class NoSuperParameter(nn.Module):
@@ -93,60 +99,100 @@ def assigning_before_super_init_raises(nn):
         def __init__(self):
             self.register_buffer("mean", torch.zeros(1))
 
-    return [outcome(NoSuperParameter), outcome(NoSuperModule), outcome(NoSuperBuffer)]
+    class WithSuper(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(1))
+            self.child = nn.Module()
+
+    return {"with super().__init__() first": registers(WithSuper()),
+            "a Parameter before super().__init__()": outcome(NoSuperParameter),
+            "a Module before super().__init__()": outcome(NoSuperModule),
+            "register_buffer before super().__init__()": outcome(NoSuperBuffer)}
 
 
-@scenario(points=2, hint=hints.BARE_TENSOR)
+@scenario(points=1, public=True, misconceptions=["tensor-onto-parameter-name-accepted"])
 def tensor_onto_parameter_name_raises(nn):
     """a plain tensor assigned to a parameter's name raises TypeError"""
     m = nn.Module()
     m.weight = nn.Parameter(torch.ones(2))
+    before = registers(m)
+    return {"registers before": before, "m.weight = torch.zeros(2)": outcome(setattr, m, "weight", torch.zeros(2)),
+            "registers after": registers(m)}
+
+
+@scenario(points=2, misconceptions=["tensor-onto-parameter-name-accepted"])
+def wrong_values_onto_registered_names_raise(nn):
+    """a tensor onto a module's name, a number onto a parameter's, raise TypeError"""
+    m = nn.Module()
+    m.weight = nn.Parameter(torch.ones(2))
     m.child = nn.Module()
-    return [outcome(setattr, m, "weight", torch.zeros(2)), outcome(setattr, m, "child", torch.zeros(2)),
-            registers(m)]
+    before = registers(m)
+    return {"registers before": before, "m.child = torch.zeros(2)": outcome(setattr, m, "child", torch.zeros(2)),
+            "m.weight = 3": outcome(setattr, m, "weight", 3), "registers after": registers(m)}
 
 
-@scenario(points=2)
-def bad_names_raise(nn):
-    """register_parameter / register_buffer / add_module reject bad names like torch"""
+def bad_name_calls(nn, names) -> dict:
+    """Each register method called with each name; then the registers."""
     m = nn.Module()
     m.plain = 1
-    p = nn.Parameter(torch.ones(1))
-    calls = []
-    for register, value in ((m.register_parameter, p), (m.register_buffer, torch.ones(1)), (m.add_module, nn.Module())):
-        for name in ("a.b", "", 3, "plain"):
-            calls.append(outcome(register, name, value))
-    return calls + [registers(m)]
+    calls = {}
+    for method, value in (("register_parameter", nn.Parameter(torch.ones(1))), ("register_buffer", torch.ones(1)),
+                          ("add_module", nn.Module())):
+        for name in names:
+            calls[f"m.{method}({name!r}, ...)"] = outcome(getattr(m, method), name, value)
+    return {**calls, "registers": registers(m)}
 
 
-@scenario(points=2)
+@scenario(points=1, public=True, misconceptions=["bad-names-accepted"])
+def dotted_names_raise(nn):
+    """register_parameter / register_buffer / add_module reject a dotted name with KeyError"""
+    return bad_name_calls(nn, ["a.b"])
+
+
+@scenario(points=2, misconceptions=["bad-names-accepted"])
+def bad_names_raise(nn):
+    """register_parameter / register_buffer / add_module reject bad names like torch"""
+    return bad_name_calls(nn, ["a.b", "", 3, "plain"])
+
+
+@scenario(points=1, public=True, misconceptions=["wrong-kind-accepted"])
+def registering_a_tensor_as_parameter_raises(nn):
+    """register_parameter of a plain tensor, or register_buffer of a list, raises TypeError like torch"""
+    m = nn.Module()
+    leaf = nn.Parameter(torch.ones(2))
+    return {"m.register_parameter('w', torch.ones(2))": outcome(m.register_parameter, "w", torch.ones(2)),
+            "m.register_parameter('w', leaf * 2)": outcome(m.register_parameter, "w", leaf * 2),
+            "m.register_buffer('b', [1, 2])": outcome(m.register_buffer, "b", [1, 2]),
+            "registers": registers(m)}
+
+
+@scenario(points=2, misconceptions=["wrong-kind-accepted", "non-persistent-not-recorded"])
 def wrong_kinds_raise(nn):
     """registering a value of the wrong kind raises TypeError or ValueError like torch"""
     m = nn.Module()
-    leaf = nn.Parameter(torch.ones(2))
-    return [
-        outcome(m.register_parameter, "w", torch.ones(2)),
-        outcome(m.register_parameter, "w", leaf * 2),
-        outcome(m.register_buffer, "b", [1, 2]),
-        outcome(m.add_module, "c", torch.ones(1)),
-        registers(m),
-    ]
+    return {"m.register_buffer('b', [1, 2])": outcome(m.register_buffer, "b", [1, 2]),
+            "m.add_module('c', torch.ones(1))": outcome(m.add_module, "c", torch.ones(1)),
+            "m.register_buffer('d', torch.ones(1), persistent=False)":
+                outcome(m.register_buffer, "d", torch.ones(1), persistent=False),
+            "registers": registers(m)}
 
 
-@scenario(points=2, public=True)
+@scenario(points=2, public=True, misconceptions=["none-slot-dropped"])
 def none_keeps_a_slot(nn):
     """None registers an empty slot that later assignments keep"""
     m = nn.Module()
     m.register_parameter("bias", None)
     m.add_module("head", None)
-    before = [registers(m), m.bias, m.head]
+    before = {"registers": registers(m), "m.bias": outcome(getattr, m, "bias"), "m.head": outcome(getattr, m, "head")}
     m.bias = nn.Parameter(torch.zeros(1))
     m.head = nn.Module()
     m.bias = None
-    return [before, registers(m), m.bias]
+    return {"after registering None": before, "after assigning into the slots": registers(m),
+            "m.bias": outcome(getattr, m, "bias")}
 
 
-@scenario(points=2, public=True, hint=ROUTING)
+@scenario(points=2, public=True, misconceptions=[*ROUTING, "replacing-moves-to-the-end"])
 def replacing_keeps_position(nn):
     """replacing a registered value keeps its place in the register"""
     m = nn.Module()
@@ -157,22 +203,21 @@ def replacing_keeps_position(nn):
     m.y = nn.Module()
     m.a = nn.Parameter(torch.zeros(1))
     m.x = nn.Module()
-    return [registers(m), m.a]
+    return {"registers": registers(m), "m.a": m.a}
 
 
-@scenario(points=2)
+@scenario(points=2, public=True, misconceptions=ROUTING)
 def a_name_moves_between_registers(nn):
     """assigning a new kind to a name moves it out of its old register"""
     m = nn.Module()
-    m.thing = 3
-    m.thing = nn.Parameter(torch.ones(1))
-    first = [registers(m), "thing" in vars(m)]
-    m.other = nn.Module()
-    del m.other
-    m.other = nn.Parameter(torch.ones(1))
-    m.register_buffer("buf", torch.ones(1))
-    m.buf = nn.Parameter(torch.ones(1))
-    return [first, registers(m)]
+    steps = [("m.thing = 3", lambda: setattr(m, "thing", 3)),
+             ("m.thing = Parameter(...)", lambda: setattr(m, "thing", nn.Parameter(torch.ones(1)))),
+             ("m.other = Module()", lambda: setattr(m, "other", nn.Module())),
+             ("del m.other", lambda: delattr(m, "other")),
+             ("m.other = Parameter(...)", lambda: setattr(m, "other", nn.Parameter(torch.ones(1)))),
+             ("m.register_buffer('buf', ...)", lambda: m.register_buffer("buf", torch.ones(1))),
+             ("m.buf = Parameter(...)", lambda: setattr(m, "buf", nn.Parameter(torch.ones(1))))]
+    return [{text: outcome(step), "registers": registers(m)} for text, step in steps]
 
 
 @scenario(points=1)
@@ -191,23 +236,27 @@ KINDS = st.sampled_from(["parameter", "module", "buffer", "tensor", "number", "n
 STEPS = st.lists(st.tuples(NAMES, KINDS), min_size=1, max_size=8)
 
 
-def apply(nn, m, name, kind):
+def apply(nn, m, name, kind) -> tuple[str, object]:
+    """Carry out one step; return how it reads and what it returned (or raised)."""
     if kind == "delete":
-        return outcome(delattr, m, name)
+        return f"del m.{name}", outcome(delattr, m, name)
     if kind == "buffer":
-        return outcome(m.register_buffer, name, torch.zeros(1))
-    values = {"parameter": lambda: nn.Parameter(torch.ones(1)), "module": nn.Module,
-              "tensor": lambda: torch.ones(1), "number": lambda: 1, "none": lambda: None}
-    return outcome(setattr, m, name, values[kind]())
+        return f"m.register_buffer({name!r}, torch.zeros(1))", outcome(m.register_buffer, name, torch.zeros(1))
+    values = {"parameter": ("Parameter(torch.ones(1))", lambda: nn.Parameter(torch.ones(1))),
+              "module": ("Module()", nn.Module), "tensor": ("torch.ones(1)", lambda: torch.ones(1)),
+              "number": ("1", lambda: 1), "none": ("None", lambda: None)}
+    shown, make = values[kind]
+    return f"m.{name} = {shown}", outcome(setattr, m, name, make())
 
 
-@scenario(points=4, specs=STEPS, examples=60, hint=ROUTING)
+@scenario(points=4, specs=STEPS, examples=60,
+          misconceptions=[*ROUTING, "replacing-moves-to-the-end", "delattr-skips-registers", "none-slot-dropped",
+                          "tensor-onto-parameter-name-accepted"])
 def random_assignment_sequences(nn, spec):
     """any sequence of assignments leaves the registers as torch leaves them"""
     m = nn.Module()
     history = []
     for name, kind in spec:
-        result = apply(nn, m, name, kind)
-        history.append([result if not isinstance(result, (int, type(None))) else None, registers(m),
-                        sorted(k for k in ("a", "b", "c") if k in vars(m))])
+        step, result = apply(nn, m, name, kind)
+        history.append({step: result, "registers": registers(m)})
     return history

@@ -1,22 +1,15 @@
 """Exercise 04: calling a module, its hooks, and the modes and gradients of
-its tree. Hooks record what they see in a log the scenario returns; random
-trees (Hypothesis) check that train/eval, zero_grad and requires_grad_ reach
-every module and parameter."""
+its tree. Hooks write what they see into a ``hook log`` the scenario returns
+(``"pre first"``, ``"post second [1]"``); random trees (Hypothesis) check that
+train/eval, zero_grad and requires_grad_ reach every module and parameter."""
 import torch
 
-from modlab.grading import hints, outcome, scenario
+from modlab.grading import outcome, scenario
 from modlab.grading.observe import Raised
 from modlab.grading.trees import build_tree, leaf_class, module_trees
 
 TREES = module_trees()
-
-
-def hooks_hint(difference):
-    """Hooks that never ran (the log, first, differs) point to a __call__ that
-    skips them; hooks that ran but changed nothing, to ignored return values."""
-    if difference is not None and difference.path.startswith("[0]"):
-        return hints.FORWARD_DIRECT
-    return hints.HOOK_RETURN_IGNORED
+HOOKS = ["forward-called-directly", "hook-return-ignored"]
 
 
 def doubler(nn):
@@ -54,7 +47,7 @@ def call_runs_forward(nn):
     """model(x) returns forward(x), keyword arguments included"""
     m = doubler(nn)
     x = torch.arange(3.0)
-    return [m(x), m(x, offset=1), m(x, 5), m.forward(x)]
+    return {"m(x)": m(x), "m(x, offset=1)": m(x, offset=1), "m(x, 5)": m(x, 5), "m.forward(x)": m.forward(x)}
 
 
 def names_the_module(result, name: str) -> bool:
@@ -62,33 +55,37 @@ def names_the_module(result, name: str) -> bool:
     return isinstance(result, Raised) and f"[{name}]" in result.message
 
 
-@scenario(points=1, public=True)
+@scenario(points=1, public=True, misconceptions=["missing-forward-message"])
 def missing_forward_raises(nn):
     """calling a module without forward raises NotImplementedError naming the module's class"""
 
     class NoForward(nn.Module):
         pass
 
-    called = [outcome(nn.Module(), torch.ones(1)), outcome(NoForward()), outcome(NoForward().forward, 1)]
-    return called + [names_the_module(result, name) for result, name in zip(called, ["Module", "NoForward"] * 2)]
+    called = {"nn.Module()(torch.ones(1))": (outcome(nn.Module(), torch.ones(1)), "Module"),
+              "NoForward()()": (outcome(NoForward()), "NoForward"),
+              "NoForward().forward(1)": (outcome(NoForward().forward, 1), "NoForward")}
+    return {**{call: result for call, (result, _) in called.items()},
+            "the messages name the class": [names_the_module(result, name) for result, name in called.values()]}
 
 
-@scenario(points=2, public=True, hint=hooks_hint)
+@scenario(points=2, public=True, misconceptions=[*HOOKS, "pre-hook-result-not-wrapped"])
 def pre_hook_replaces_the_input(nn):
     """a forward pre-hook's return value replaces the input; a single value is wrapped into a tuple"""
     m = doubler(nn)
     x = torch.ones(2)
-    seen = []
-    m.register_forward_pre_hook(lambda mod, args: seen.append([mod is m, type(args).__name__, len(args)]))
-    wrapped = m(x)
-    m.register_forward_pre_hook(lambda mod, args: args[0] + 1)            # a single value
-    single = m(x)
+    seen, log = [], []
+    m.register_forward_pre_hook(lambda mod, args: log.append("pre m") or seen.append(
+        [mod is m, type(args).__name__, len(args)]))
+    observed = {"m(x)": outcome(m, x)}
     m.register_forward_pre_hook(lambda mod, args: (args[0] * 10, 3))      # a tuple: all the arguments
-    whole = m(x)
-    return [len(seen), seen, wrapped, single, whole]
+    observed["m(x) after a pre-hook returning (args[0] * 10, 3)"] = outcome(m, x)
+    m.register_forward_pre_hook(lambda mod, args: args[0] + 1)            # a single value
+    observed["m(x) after a pre-hook returning args[0] + 1"] = outcome(m, x)
+    return {"hook log": log, "what the first pre-hook saw": seen, **observed}
 
 
-@scenario(points=2, public=True, hint=hooks_hint)
+@scenario(points=2, public=True, misconceptions=HOOKS)
 def forward_hook_replaces_the_output(nn):
     """a forward hook's return value replaces the output; the next hook sees the replacement"""
     m = doubler(nn)
@@ -99,10 +96,11 @@ def forward_hook_replaces_the_output(nn):
     m.register_forward_hook(lambda mod, args, out: out * 100)
     m.register_forward_hook(lambda mod, args, out: seen.append(out))
     replaced = m(x)
-    return [len(seen), seen, kept, replaced]
+    return {"hook log": ["post m"] * len(seen), "what the hooks saw": seen, "m(x)": kept,
+            "m(x) with a hook returning out * 100": replaced}
 
 
-@scenario(points=2, hint=hints.FORWARD_DIRECT)
+@scenario(points=2, public=True, misconceptions=[*HOOKS, "prepend-ignored"])
 def hooks_run_in_order_around_forward(nn):
     """pre-hooks run in registration order, then forward, then forward hooks; prepend=True runs first"""
     log = []
@@ -114,45 +112,47 @@ def hooks_run_in_order_around_forward(nn):
 
     m = Logged()
     for n in (1, 2):
-        m.register_forward_pre_hook(lambda mod, args, n=n: log.append(f"pre {n}"))
-        m.register_forward_hook(lambda mod, args, out, n=n: log.append(f"post {n}"))
-    m.register_forward_pre_hook(lambda mod, args: log.append("pre first"), prepend=True)
-    m.register_forward_hook(lambda mod, args, out: log.append("post first"), prepend=True)
+        m.register_forward_pre_hook(lambda mod, args, n=n: log.append(f"pre m {n}"))
+        m.register_forward_hook(lambda mod, args, out, n=n: log.append(f"post m {n}"))
+    m.register_forward_pre_hook(lambda mod, args: log.append("pre m first"), prepend=True)
+    m.register_forward_hook(lambda mod, args, out: log.append("post m first"), prepend=True)
     m(torch.ones(1))
-    return log
+    return {"hook log": log}
 
 
-@scenario(points=2, public=True, hint=hints.FORWARD_DIRECT)
+@scenario(points=2, public=True, misconceptions=[*HOOKS, "handle-remove-keeps-the-hook"])
 def handle_remove_unregisters(nn):
     """handle.remove() unregisters one hook; removing twice is harmless; a handle works in `with`"""
     m = doubler(nn)
     log = []
-    pre = m.register_forward_pre_hook(lambda mod, args: log.append("pre"))
-    post = m.register_forward_hook(lambda mod, args, out: log.append("post"))
-    other = m.register_forward_hook(lambda mod, args, out: log.append("other"))
+    pre = m.register_forward_pre_hook(lambda mod, args: log.append("pre m"))
+    post = m.register_forward_hook(lambda mod, args, out: log.append("post m"))
+    other = m.register_forward_hook(lambda mod, args, out: log.append("post m other"))
     m(torch.ones(1))
     pre.remove()
     post.remove()
     post.remove()
-    log.append("|")
+    log.append("| after removing two")
     m(torch.ones(1))
-    with m.register_forward_hook(lambda mod, args, out: log.append("scoped")):
+    with m.register_forward_hook(lambda mod, args, out: log.append("post m scoped")):
         m(torch.ones(1))
+    log.append("| after the with block")
     other.remove()
     m(torch.ones(1))
-    return [log, len(m._forward_pre_hooks), len(m._forward_hooks)]
+    return {"hook log": log, "len(m._forward_pre_hooks)": len(m._forward_pre_hooks),
+            "len(m._forward_hooks)": len(m._forward_hooks)}
 
 
-@scenario(points=2, hint=hints.FORWARD_DIRECT)
+@scenario(points=2, misconceptions=HOOKS)
 def hooks_fire_through_nested_modules(nn):
     """hooks on children fire when the parent's forward calls them, in call order"""
     log = []
     net = two_layers(nn, log)
     out = net(torch.ones(4, 2))
-    return [log, out]
+    return {"hook log": log, "net(x)": out}
 
 
-@scenario(points=2, public=True, hint=hints.FORWARD_DIRECT)
+@scenario(points=2, public=True, misconceptions=HOOKS)
 def calling_forward_directly_skips_hooks(nn):
     """model.forward(x) runs no hooks, model(x) runs them all"""
     log = []
@@ -160,18 +160,22 @@ def calling_forward_directly_skips_hooks(nn):
     direct = net.forward(torch.ones(1, 2))
     after_forward = list(log)
     called = net(torch.ones(1, 2))
-    return [after_forward, log, torch.equal(direct, called)]
+    return {"hook log after net.forward(x)": after_forward, "hook log": log,
+            "net.forward(x) equals net(x)": torch.equal(direct, called)}
 
 
-@scenario(points=1, hint=hints.FORWARD_DIRECT)
+@scenario(points=1, public=True, misconceptions=[*HOOKS, "exceptions-swallowed"])
 def exceptions_propagate(nn):
     """an exception raised in a hook or in forward reaches the caller unchanged"""
     m = doubler(nn)
+    log = []
+    m.register_forward_pre_hook(lambda mod, args: log.append("pre m"))
     failing = m.register_forward_pre_hook(lambda mod, args: {}["missing"])
     first = outcome(m, torch.ones(1))
     failing.remove()
     m.register_forward_hook(lambda mod, args, out: out.no_such_method())
-    return [first, outcome(m, torch.ones(1)), outcome(m, "not a tensor")]
+    return {"hook log": log, "m(x) with a failing pre-hook": first, "m(x) with a failing hook": outcome(m, torch.ones(1)),
+            "m('not a tensor')": outcome(m, "not a tensor")}
 
 
 def modes(root):
@@ -179,37 +183,47 @@ def modes(root):
     return [[name, module.training] for name, module in root.named_modules(remove_duplicate=False)]
 
 
-@scenario(points=2, public=True, hint=hints.MODE_NOT_RECURSIVE)
+MODES = ["mode-not-recursive", "train-returns-self"]
+
+
+@scenario(points=2, public=True, misconceptions=MODES)
 def train_and_eval_recurse(nn):
     """eval() and train() set the flag on every module of the tree and return self"""
     log = []
     net = two_layers(nn, log)
-    start = modes(net)
-    returned = [net.eval() is net, modes(net)]
+    observed = {"modes at the start": modes(net), "net.eval() is net": net.eval() is net,
+                "modes after net.eval()": modes(net)}
     net.first.train()
-    partly = modes(net)
-    returned += [net.train() is net, modes(net), net.train(False) is net, modes(net)]
-    return [start, returned, partly]
+    observed["modes after net.first.train()"] = modes(net)
+    observed["net.train() is net"] = net.train() is net
+    observed["modes after net.train()"] = modes(net)
+    observed["net.train(False) is net"] = net.train(False) is net
+    observed["modes after net.train(False)"] = modes(net)
+    return observed
 
 
-@scenario(points=1, hint=hints.MODE_NOT_RECURSIVE)
+@scenario(points=1, public=True, misconceptions=["train-mode-unchecked"])
 def train_validates_mode(nn):
     """train(mode) rejects a mode that is not a bool with ValueError, changing nothing"""
     log = []
     net = two_layers(nn, log)
     net.eval()
-    return [outcome(net.train, "yes"), outcome(net.train, 1), outcome(net.train, None), modes(net)]
+    return {"net.train('yes')": outcome(net.train, "yes"), "net.train(1)": outcome(net.train, 1),
+            "net.train(None)": outcome(net.train, None), "modes after": modes(net)}
 
 
-@scenario(points=3, specs=TREES, examples=30, hint=hints.MODE_NOT_RECURSIVE)
+@scenario(points=3, specs=TREES, examples=30, misconceptions=MODES)
 def random_trees_train_and_eval(nn, spec):
     """on random trees, eval() and train() reach every module, shared ones included"""
     root = build_tree(nn, spec)
-    observed = [root.eval() is root, modes(root)]
+    observed = {"root.eval() is root": root.eval() is root, "modes after root.eval()": modes(root)}
     child = next(root.children(), None)
     if child is not None:  # one subtree back to training, the rest stays in eval
-        observed += [child.train() is child, modes(root)]
-    return observed + [root.train() is root, modes(root)]
+        observed["child.train() is child"] = child.train() is child
+        observed["modes after child.train()"] = modes(root)
+    observed["root.train() is root"] = root.train() is root
+    observed["modes after root.train()"] = modes(root)
+    return observed
 
 
 def with_grads(nn):
@@ -223,22 +237,32 @@ def with_grads(nn):
 
 
 def grads(root):
-    return [[name, p.grad] for name, p in root.named_parameters()]
+    """Each parameter's gradient, by name, read from the registers (not the walk)."""
+    found = [[name, p.grad] for name, p in root._parameters.items() if p is not None]
+    for child_name, child in root._modules.items():
+        if child is not None:
+            found += [[f"{child_name}.{name}", grad] for name, grad in grads(child)]
+    return found
 
 
-@scenario(points=2, public=True, hint=hints.ZERO_GRAD_IN_PLACE)
+GRADS = ["zero-grad-set-to-none-ignored", "zero-grad-keeps-history", "zero-grad-misses-parameters"]
+
+
+@scenario(points=2, public=True, misconceptions=GRADS)
 def zero_grad_resets_every_gradient(nn):
     """zero_grad() sets every .grad to None; zero_grad(set_to_none=False) fills zeros in place"""
     root = with_grads(nn)
     before = grads(root)
     kept = root.body.weight.grad
     root.zero_grad(set_to_none=False)
-    zeroed = [grads(root), root.body.weight.grad is kept]
+    zeroed = {"grads after zero_grad(set_to_none=False)": grads(root),
+              "the same .grad tensor, zeroed in place": root.body.weight.grad is kept}
     root.zero_grad()
-    return [before, zeroed, grads(root), root.zero_grad()]
+    return {"grads before": before, **zeroed, "grads after zero_grad()": grads(root),
+            "zero_grad() returns": root.zero_grad()}
 
 
-@scenario(points=1, hint=hints.ZERO_GRAD_IN_PLACE)
+@scenario(points=1, public=True, misconceptions=GRADS)
 def zero_grad_cuts_the_gradient_history(nn):
     """zero_grad(set_to_none=False) on a gradient with a history detaches it first"""
     Leaf = leaf_class(nn)
@@ -247,10 +271,13 @@ def zero_grad_cuts_the_gradient_history(nn):
     (root.body(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
     before = [root.body.weight.grad.grad_fn is not None, root.body.weight.grad.requires_grad]
     root.zero_grad(set_to_none=False)
-    return [before, grads(root), root.body.weight.grad.grad_fn is None]
+    grad = root.body.weight.grad
+    return {"the grad has a history before": before, "grads after zero_grad(set_to_none=False)": grads(root),
+            "the grad is zeroed": grad is not None and bool((grad == 0).all()),
+            "the grad's history is cut": grad is not None and grad.grad_fn is None}
 
 
-@scenario(points=2, specs=TREES, examples=30, hint=hints.ZERO_GRAD_IN_PLACE)
+@scenario(points=2, specs=TREES, examples=30, misconceptions=GRADS)
 def random_trees_zero_grad(nn, spec):
     """on random trees, zero_grad reaches every parameter, tied and shared ones included"""
     root = build_tree(nn, spec)
@@ -259,25 +286,30 @@ def random_trees_zero_grad(nn, spec):
     root.zero_grad(set_to_none=False)
     zeroed = grads(root)
     root.zero_grad()
-    return [zeroed, grads(root)]
+    return {"grads after zero_grad(set_to_none=False)": zeroed, "grads after zero_grad()": grads(root)}
 
 
-@scenario(points=2, public=True)
+def frozen(root):
+    return [[name, p.requires_grad] for name, p in root.named_parameters(remove_duplicate=False)]
+
+
+@scenario(points=2, public=True, misconceptions=["requires-grad-not-recursive"])
 def requires_grad_freezes_and_unfreezes(nn):
     """requires_grad_(False) freezes every parameter of the tree, returns self; buffers untouched"""
     root = with_grads(nn)
     root.register_buffer("steps", torch.zeros(1))
-    frozen = [root.requires_grad_(False) is root, [[n, p.requires_grad] for n, p in root.named_parameters()]]
+    observed = {"root.requires_grad_(False) is root": root.requires_grad_(False) is root,
+                "requires_grad after root.requires_grad_(False)": frozen(root)}
     root.body.requires_grad_()
-    partly = [[n, p.requires_grad] for n, p in root.named_parameters()]
-    return [frozen, partly, root.steps.requires_grad]
+    return {**observed, "requires_grad after root.body.requires_grad_()": frozen(root),
+            "root.steps.requires_grad": root.steps.requires_grad}
 
 
-@scenario(points=2, specs=TREES, examples=30)
+@scenario(points=2, specs=TREES, examples=30, misconceptions=["requires-grad-not-recursive"])
 def random_trees_requires_grad(nn, spec):
     """on random trees, requires_grad_ reaches every parameter, tied and shared ones included"""
     root = build_tree(nn, spec)
-    observed = [root.requires_grad_(False) is root,
-                [[n, p.requires_grad] for n, p in root.named_parameters(remove_duplicate=False)]]
+    observed = {"root.requires_grad_(False) is root": root.requires_grad_(False) is root,
+                "requires_grad after root.requires_grad_(False)": frozen(root)}
     root.requires_grad_(True)
-    return observed + [[[n, p.requires_grad] for n, p in root.named_parameters(remove_duplicate=False)]]
+    return {**observed, "requires_grad after root.requires_grad_(True)": frozen(root)}

@@ -3,24 +3,17 @@ register (``_modules``: names, order, which module is where) and at what its
 list and dict operations return, with small tagged leaves defined here
 (``nn.Linear`` comes in exercise 08)."""
 import functools
-import re
 from collections import OrderedDict
 
 import torch
 from hypothesis import strategies as st
 
-from modlab.grading import hints, outcome, scenario
-from modlab.grading.trees import build_tree, first_occurrences, module_trees
+from modlab.grading import outcome, scenario
+from modlab.grading.probes import first_occurrences
+from modlab.grading.trees import build_tree, module_trees
 
-# Misconceptions met only in this exercise.
-RENUMBERING = (
-    "after a deletion, Sequential and ModuleList renumber their children '0', '1', ... so names match "
-    "positions again: without the renumbering, the next append reuses a name and overwrites a layer"
-)
-SLICE_NAMES = (
-    "a slice of a Sequential keeps its children's names (model[1:] holds '1', '2'), while a slice of a "
-    "ModuleList is a new list numbered from '0'; both are new containers of the same class"
-)
+# What any container's register can show.
+REGISTERING = ["container-keeps-a-plain-list", "container-keeps-a-plain-dict", "container-accepts-non-modules"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,17 +39,23 @@ def leaves(nn, *tags):
 
 
 def label(module):
-    """A leaf's tag, or a container's contents; None for an empty slot."""
+    """A leaf's tag, or a container's contents; None for an empty slot; what
+    anything else is, by its class, for a value that is not a module."""
     if module is None:
         return None
     if hasattr(module, "tag"):
         return module.tag
+    if not isinstance(getattr(module, "__dict__", {}).get("_modules"), dict):
+        return f"<{type(module).__name__}>"
     return contents(module)
 
 
 def contents(container):
-    """A container as plain data: its class, then ``[name, label]`` per registered child."""
-    return [type(container).__name__, [[name, label(child)] for name, child in container._modules.items()]]
+    """A container as plain data: its class, and ``[name, label]`` per registered child."""
+    registered = getattr(container, "__dict__", {}).get("_modules")
+    if not isinstance(registered, dict):
+        return {"type": type(container).__name__, "registered": "<no _modules>"}
+    return {"type": type(container).__name__, "registered": [[name, label(child)] for name, child in registered.items()]}
 
 
 def same(items, expected):
@@ -76,38 +75,42 @@ def dotted_parameters(module, prefix=""):
 
 # Sequential
 
-@scenario(points=2, public=True, hint=hints.PLAIN_LIST)
+@scenario(points=2, public=True, misconceptions=REGISTERING)
 def sequential_registers_children_in_order(nn):
     """Sequential(a, b, c) registers its children as '0', '1', '2', in order"""
     children = leaves(nn, 10, 11, 12)
     model = nn.Sequential(*children)
-    return [contents(model), contents(nn.Sequential()), len(model),
-            same(model, children), same(model._modules.values(), children)]
+    return {"Sequential(a, b, c)": contents(model), "Sequential()": contents(nn.Sequential()), "len(model)": len(model),
+            "iterating gives a, b, c": same(model, children),
+            "_modules holds a, b, c": same(model._modules.values(), children)}
 
 
-@scenario(points=2, public=True)
+@scenario(points=2, public=True, misconceptions=REGISTERING)
 def sequential_from_an_ordered_dict(nn):
     """Sequential(OrderedDict(...)) keeps the names; bad children and names raise like torch"""
     a, b = leaves(nn, 1, 2)
     named = nn.Sequential(OrderedDict([("encode", a), ("decode", b)]))
-    return [contents(named), named.encode is a, named.decode is b,
-            outcome(lambda: contents(nn.Sequential({"encode": a}))),       # only an OrderedDict names children
-            outcome(lambda: contents(nn.Sequential(OrderedDict([("a.b", a)])))),
-            outcome(lambda: contents(nn.Sequential(a, 3)))]
+    return {"Sequential(OrderedDict(encode=a, decode=b))": contents(named),
+            "model.encode is a": named.encode is a, "model.decode is b": named.decode is b,
+            "Sequential({'encode': a})": outcome(lambda: contents(nn.Sequential({"encode": a}))),
+            "Sequential(OrderedDict([('a.b', a)]))": outcome(lambda: contents(nn.Sequential(OrderedDict([("a.b", a)])))),
+            "Sequential(a, 3)": outcome(lambda: contents(nn.Sequential(a, 3)))}
 
 
-@scenario(points=2, public=True)
+@scenario(points=2, public=True, misconceptions=["negative-index-unsupported"])
 def sequential_indexing(nn):
     """model[i] takes negative indices and raises IndexError / TypeError like a list"""
     children = leaves(nn, 0, 1, 2)
     model = nn.Sequential(*children)
     named = nn.Sequential(OrderedDict([("x", children[0]), ("y", children[1])]))
-    return [[model[i] is children[i] for i in range(-3, 3)], named[-1] is children[1], named[0] is children[0],
-            [outcome(lambda: label(model[i])) for i in (3, -4, 100)],
-            outcome(lambda: label(model["0"])), outcome(lambda: label(model[1.0]))]
+    return {**{f"model[{i}] is child {i % 3}": outcome(lambda: model[i] is children[i]) for i in range(-3, 3)},
+            "named[-1] is its last child": outcome(lambda: named[-1] is children[1]),
+            "named[0] is its first child": outcome(lambda: named[0] is children[0]),
+            "model[3], model[-4], model[100]": [outcome(lambda: label(model[i])) for i in (3, -4, 100)],
+            "model['0']": outcome(lambda: label(model["0"])), "model[1.0]": outcome(lambda: label(model[1.0]))}
 
 
-@scenario(points=2, hint=SLICE_NAMES)
+@scenario(points=2, public=True, misconceptions=["slice-names"])
 def sequential_slices_keep_names(nn):
     """a slice of a Sequential is a new Sequential (same class) keeping the children's names"""
     class Stack(nn.Sequential):
@@ -118,52 +121,57 @@ def sequential_slices_keep_names(nn):
     stack = Stack(*children)
     named = nn.Sequential(OrderedDict([("a", children[0]), ("b", children[1]), ("c", children[2])]))
     sliced = model[1:3]
-    return [contents(sliced), sliced is model, same(sliced, children[1:3]), contents(model[::-1]),
-            contents(model[5:]), contents(model[-2:]), contents(stack[::2]), contents(named[1:]),
-            contents(model)]
+    return {"model[1:3]": contents(sliced), "model[1:3] is model": sliced is model,
+            "model[1:3] holds children 1, 2": same(sliced, children[1:3]), "model[::-1]": contents(model[::-1]),
+            "model[5:]": contents(model[5:]), "model[-2:]": contents(model[-2:]), "stack[::2]": contents(stack[::2]),
+            "named[1:]": contents(named[1:]), "model afterwards": contents(model)}
 
 
-@scenario(points=3, hint=RENUMBERING)
+@scenario(points=3, misconceptions=["no-renumbering"])
 def sequential_setitem_and_delitem(nn):
     """model[i] = m replaces in place; del model[i] (or a slice) renumbers the rest"""
     model = nn.Sequential(*leaves(nn, 0, 1, 2, 3, 4))
     model[1] = tagged(nn)(11)
     model[-1] = tagged(nn)(14)
-    steps = [contents(model)]
+    steps = {"after model[1] = m and model[-1] = m": contents(model)}
     del model[0]
-    steps.append(contents(model))
+    steps["after del model[0]"] = contents(model)
     del model[::2]
-    steps.append(contents(model))
+    steps["after del model[::2]"] = contents(model)
     model.append(tagged(nn)(20))
-    steps.append(contents(model))
+    steps["after model.append(m)"] = contents(model)
     named = nn.Sequential(OrderedDict([("a", tagged(nn)(0)), ("b", tagged(nn)(1)), ("c", tagged(nn)(2))]))
     named[0] = tagged(nn)(5)
     del named[1]                                     # names give way to positions
-    steps.append(contents(named))
-    steps += [outcome(model.__setitem__, 0, 3), outcome(model.__setitem__, 9, tagged(nn)(9)),
-              outcome(model.__delitem__, -9), contents(model)]
+    steps["named, after named[0] = m and del named[1]"] = contents(named)
+    steps.update({"model[0] = 3": outcome(model.__setitem__, 0, 3), "model[9] = m": outcome(model.__setitem__, 9, tagged(nn)(9)),
+                  "del model[-9]": outcome(model.__delitem__, -9), "model afterwards": contents(model)})
     return steps
 
 
-@scenario(points=3, hint=RENUMBERING)
+@scenario(points=3, public=True, misconceptions=["no-renumbering"])
 def sequential_append_insert_extend_pop(nn):
     """append, insert, extend and pop keep the names numbered and return what torch returns"""
     model = nn.Sequential(*leaves(nn, 0, 1))
-    steps = [model.append(tagged(nn)(2)) is model, model.extend(leaves(nn, 3, 4)) is model,
-             model.insert(0, tagged(nn)(5)) is model, contents(model)]
+    steps = {"model.append(m) is model": model.append(tagged(nn)(2)) is model,
+             "model.extend([m, m]) is model": model.extend(leaves(nn, 3, 4)) is model,
+             "model.insert(0, m) is model": model.insert(0, tagged(nn)(5)) is model,
+             "after append, extend and insert(0, m)": contents(model)}
     model.insert(-1, tagged(nn)(6))
     model.insert(len(model), tagged(nn)(7))
-    steps.append(contents(model))
+    steps["after insert(-1, m) and insert(len(model), m)"] = contents(model)
     popped = model.pop(slice(1, 3))                  # slices are the scenario above's business: not their names
-    steps += [label(model.pop(-1)), label(model.pop(0)), type(popped).__name__, [label(m) for m in popped],
-              contents(model)]
-    steps += [outcome(model.insert, 99, tagged(nn)(8)), outcome(model.insert, -99, tagged(nn)(8)),
-              outcome(model.pop, 99), outcome(model.append, "relu"), outcome(lambda: model.extend(5)),
-              contents(model)]
+    steps.update({"model.pop(-1)": label(model.pop(-1)), "model.pop(0)": label(model.pop(0)),
+                  "type of model.pop(slice(1, 3))": type(popped).__name__,
+                  "what model.pop(slice(1, 3)) held": [label(m) for m in popped], "after the pops": contents(model)})
+    steps.update({"model.insert(99, m)": outcome(model.insert, 99, tagged(nn)(8)),
+                  "model.insert(-99, m)": outcome(model.insert, -99, tagged(nn)(8)),
+                  "model.pop(99)": outcome(model.pop, 99), "model.append('relu')": outcome(model.append, "relu"),
+                  "model.extend(5)": outcome(lambda: model.extend(5)), "model afterwards": contents(model)})
     return steps
 
 
-@scenario(points=2)
+@scenario(points=2, public=True, misconceptions=["plus-not-a-new-container"])
 def sequential_plus(nn):
     """a + b is a new Sequential sharing both's children; a += b extends a; anything else raises ValueError"""
     class Stack(nn.Sequential):
@@ -174,12 +182,14 @@ def sequential_plus(nn):
     total = a + b
     before = a
     a += b
-    return [contents(total), total is a, same(total, first + second), a is before, contents(a),
-            contents(b), outcome(lambda: contents(b + nn.ModuleList(first))),
-            outcome(lambda: contents(b + first)), outcome(b.__iadd__, first), contents(b)]
+    return {"a + b": contents(total), "(a + b) is a": total is a, "a + b shares the children": same(total, first + second),
+            "a is a after a += b": a is before, "a after a += b": contents(a), "b afterwards": contents(b),
+            "b + ModuleList(...)": outcome(lambda: contents(b + nn.ModuleList(first))),
+            "b + [m, m]": outcome(lambda: contents(b + first)), "b += [m, m]": outcome(b.__iadd__, first),
+            "b at the end": contents(b)}
 
 
-@scenario(points=3, public=True, hint=hints.FORWARD_DIRECT)
+@scenario(points=3, public=True, misconceptions=["forward-called-directly"])
 def sequential_forward_chains_children(nn):
     """calling a Sequential feeds the input through each child in order"""
     x = torch.arange(3.0)
@@ -187,10 +197,10 @@ def sequential_forward_chains_children(nn):
     model = nn.Sequential(Tagged(1), nn.Sequential(Tagged(2), Tagged(3)), Tagged(4))
     named = nn.Sequential(OrderedDict([("first", Tagged(-1)), ("second", Tagged(5))]))
     empty = nn.Sequential()
-    return [model(x), named(x), empty(x) is x, model[1:](x)]
+    return {"model(x)": model(x), "named(x)": named(x), "Sequential()(x) is x": empty(x) is x, "model[1:](x)": model[1:](x)}
 
 
-@scenario(points=3, public=True, hint=hints.FORWARD_DIRECT)
+@scenario(points=3, public=True, misconceptions=["forward-called-directly", "hook-return-ignored"])
 def sequential_calls_children_so_hooks_run(nn):
     """Sequential calls child(x), so the children's hooks run (and can change the output)"""
     calls = []
@@ -201,10 +211,10 @@ def sequential_calls_children_so_hooks_run(nn):
         child.register_forward_hook(lambda module, args, output, name=name: calls.append(f"post {name}"))
     model[1].register_forward_hook(lambda module, args, output: output * 10)   # replaces the output
     model.register_forward_hook(lambda module, args, output: calls.append("post model"))
-    return [model(torch.ones(2)), calls]
+    return {"hook log": calls, "model(x) with model[1]'s hook returning output * 10": model(torch.ones(2))}
 
 
-@scenario(points=2, hint=hints.PLAIN_LIST)
+@scenario(points=2, misconceptions=REGISTERING)
 def containers_register_their_layers_parameters(nn):
     """layers kept in containers are registered: their parameters are reachable from the model"""
     class Scaled(nn.Module):
@@ -219,22 +229,29 @@ def containers_register_their_layers_parameters(nn):
             self.blocks = nn.ModuleList([Scaled() for _ in range(2)])
             self.heads = nn.ModuleDict({"left": Scaled(), "right": nn.Sequential(Scaled())})
 
-    return dotted_parameters(Net())
+    net = Net()
+    return {"net.body": contents(net.body), "net.blocks": contents(net.blocks), "net.heads": contents(net.heads),
+            "parameter names, read from the registers": dotted_parameters(net)}
 
 
 # ModuleList
 
-@scenario(points=3, public=True, hint=hints.PLAIN_LIST)
+@scenario(points=3, public=True, misconceptions=REGISTERING)
 def module_list_from_iterables(nn):
     """ModuleList(iterable) registers each module as '0', '1', ...; bad input raises like torch"""
     children = leaves(nn, 0, 1, 2)
-    built = [nn.ModuleList(children), nn.ModuleList(tuple(children)), nn.ModuleList(m for m in children),
-             nn.ModuleList(nn.ModuleList(children)), nn.ModuleList(), nn.ModuleList(None)]
-    return [[contents(m) for m in built], [same(m, children) for m in built[:4]], len(built[0]),
-            outcome(lambda: contents(nn.ModuleList(3))), outcome(lambda: contents(nn.ModuleList([children[0], 3])))]
+    built = {"ModuleList([a, b, c])": nn.ModuleList(children), "ModuleList((a, b, c))": nn.ModuleList(tuple(children)),
+             "ModuleList(a generator)": nn.ModuleList(m for m in children),
+             "ModuleList(ModuleList([a, b, c]))": nn.ModuleList(nn.ModuleList(children)),
+             "ModuleList()": nn.ModuleList(), "ModuleList(None)": nn.ModuleList(None)}
+    return {**{call: contents(m) for call, m in built.items()},
+            "iterating gives a, b, c": [same(m, children) for m in list(built.values())[:4]],
+            "len(ModuleList([a, b, c]))": len(built["ModuleList([a, b, c])"]),
+            "ModuleList(3)": outcome(lambda: contents(nn.ModuleList(3))),
+            "ModuleList([a, 3])": outcome(lambda: contents(nn.ModuleList([children[0], 3])))}
 
 
-@scenario(points=2, hint=SLICE_NAMES)
+@scenario(points=2, public=True, misconceptions=["slice-names", "negative-index-unsupported"])
 def module_list_indexing_and_slices(nn):
     """layers[i] takes negative indices; a slice is a new list of the same class, numbered from '0'"""
     class Blocks(nn.ModuleList):
@@ -243,34 +260,39 @@ def module_list_indexing_and_slices(nn):
     children = leaves(nn, 0, 1, 2, 3)
     layers = Blocks(children)
     sliced = layers[1:3]
-    return [[layers[i] is children[i] for i in range(-4, 4)], contents(sliced), sliced is layers,
-            same(sliced, children[1:3]), contents(layers[::-2]), contents(layers[9:]),
-            [outcome(lambda: label(layers[i])) for i in (4, -5)], outcome(lambda: label(layers["1"]))]
+    return {**{f"layers[{i}] is child {i % 4}": outcome(lambda: layers[i] is children[i]) for i in range(-4, 4)},
+            "layers[1:3]": contents(sliced), "layers[1:3] is layers": sliced is layers,
+            "layers[1:3] holds children 1, 2": same(sliced, children[1:3]), "layers[::-2]": contents(layers[::-2]),
+            "layers[9:]": contents(layers[9:]), "layers[4], layers[-5]": [outcome(lambda: label(layers[i])) for i in (4, -5)],
+            "layers['1']": outcome(lambda: label(layers["1"]))}
 
 
-@scenario(points=3, hint=RENUMBERING)
+@scenario(points=3, public=True, misconceptions=["no-renumbering"])
 def module_list_mutation(nn):
     """append, extend, insert, item assignment, del and pop keep the list numbered like torch"""
     layers = nn.ModuleList(leaves(nn, 0, 1, 2))
-    steps = [layers.append(tagged(nn)(3)) is layers, layers.extend(leaves(nn, 4, 5)) is layers]
+    steps = {"layers.append(m) is layers": layers.append(tagged(nn)(3)) is layers,
+             "layers.extend([m, m]) is layers": layers.extend(leaves(nn, 4, 5)) is layers}
     layers.insert(0, tagged(nn)(6))
     layers.insert(len(layers), tagged(nn)(7))
     layers.insert(2, tagged(nn)(8))
-    steps.append(contents(layers))
+    steps["after the inserts"] = contents(layers)
     layers[-1] = tagged(nn)(9)
     del layers[1]
-    steps.append(contents(layers))
+    steps["after layers[-1] = m and del layers[1]"] = contents(layers)
     del layers[1::3]
-    steps.append(contents(layers))
-    steps += [label(layers.pop(0)), contents(layers.pop(slice(0, 2))), contents(layers)]
+    steps["after del layers[1::3]"] = contents(layers)
+    steps.update({"layers.pop(0)": label(layers.pop(0)), "layers.pop(slice(0, 2))": contents(layers.pop(slice(0, 2))),
+                  "after the pops": contents(layers)})
     layers.append(tagged(nn)(10))
-    steps += [contents(layers), outcome(layers.__setitem__, 9, tagged(nn)(0)),
-              outcome(layers.__setitem__, 0, "relu"), outcome(layers.__delitem__, 9),
-              outcome(layers.append, 3), outcome(layers.extend, 3), contents(layers)]
+    steps.update({"after layers.append(m)": contents(layers), "layers[9] = m": outcome(layers.__setitem__, 9, tagged(nn)(0)),
+                  "layers[0] = 'relu'": outcome(layers.__setitem__, 0, "relu"), "del layers[9]": outcome(layers.__delitem__, 9),
+                  "layers.append(3)": outcome(layers.append, 3), "layers.extend(3)": outcome(layers.extend, 3),
+                  "layers afterwards": contents(layers)})
     return steps
 
 
-@scenario(points=2)
+@scenario(points=2, misconceptions=["plus-not-a-new-container"])
 def module_list_plus(nn):
     """layers + iterable is a new ModuleList sharing the children; += extends in place"""
     first, second = leaves(nn, 0, 1), leaves(nn, 2, 3)
@@ -279,8 +301,11 @@ def module_list_plus(nn):
     mixed = layers + nn.Sequential(*second)
     before = layers
     layers += (m for m in second)
-    return [contents(total), total is layers, same(total, first + second), contents(mixed), layers is before,
-            contents(layers), outcome(lambda: contents(layers + 3)), outcome(layers.__iadd__, [3])]
+    return {"layers + [m, m]": contents(total), "(layers + [m, m]) is layers": total is layers,
+            "layers + [m, m] shares the children": same(total, first + second),
+            "layers + Sequential(m, m)": contents(mixed), "layers is layers after +=": layers is before,
+            "layers after += (generator)": contents(layers), "layers + 3": outcome(lambda: contents(layers + 3)),
+            "layers += [3]": outcome(layers.__iadd__, [3])}
 
 
 @scenario(points=1)
@@ -288,52 +313,66 @@ def lists_and_dicts_have_no_forward(nn):
     """ModuleList and ModuleDict hold layers but have no forward: calling one raises like torch"""
     layers = nn.ModuleList(leaves(nn, 1))
     heads = nn.ModuleDict({"a": tagged(nn)(1)})
-    return [contents(layers), contents(heads), outcome(layers, torch.ones(1)), outcome(heads, torch.ones(1)),
-            tagged(nn)(1) in layers, layers[0] in layers]
+    return {"layers": contents(layers), "heads": contents(heads), "layers(x)": outcome(layers, torch.ones(1)),
+            "heads(x)": outcome(heads, torch.ones(1)), "a new leaf in layers": tagged(nn)(1) in layers,
+            "layers[0] in layers": layers[0] in layers}
 
 
 # ModuleDict
 
-@scenario(points=3, public=True, hint=hints.PLAIN_DICT)
+@scenario(points=3, public=True, misconceptions=REGISTERING)
 def module_dict_construction(nn):
     """ModuleDict registers each value under its key, from a mapping or from (key, module) pairs"""
     a, b, c = leaves(nn, 0, 1, 2)
-    built = [nn.ModuleDict({"b": b, "a": a}), nn.ModuleDict(OrderedDict([("c", c), ("a", a)])),
-             nn.ModuleDict([("a", a), ["b", b]]), nn.ModuleDict((key, m) for key, m in (("x", a), ("y", c))),
-             nn.ModuleDict(nn.ModuleDict({"z": c, "a": a})), nn.ModuleDict(), nn.ModuleDict(None)]
-    return [[contents(d) for d in built], built[0]["a"] is a, built[0]._modules["b"] is b, len(built[2])]
+    built = {"ModuleDict({'b': b, 'a': a})": nn.ModuleDict({"b": b, "a": a}),
+             "ModuleDict(OrderedDict(c=c, a=a))": nn.ModuleDict(OrderedDict([("c", c), ("a", a)])),
+             "ModuleDict([('a', a), ['b', b]])": nn.ModuleDict([("a", a), ["b", b]]),
+             "ModuleDict(a generator of pairs)": nn.ModuleDict((key, m) for key, m in (("x", a), ("y", c))),
+             "ModuleDict(ModuleDict(z=c, a=a))": nn.ModuleDict(nn.ModuleDict({"z": c, "a": a})),
+             "ModuleDict()": nn.ModuleDict(), "ModuleDict(None)": nn.ModuleDict(None)}
+    first = built["ModuleDict({'b': b, 'a': a})"]
+    return {**{call: contents(d) for call, d in built.items()},
+            "heads['a'] is a": outcome(lambda: first["a"] is a), "heads._modules['b'] is b": first._modules.get("b") is b,
+            "len(ModuleDict([('a', a), ['b', b]]))": len(built["ModuleDict([('a', a), ['b', b]])"])}
 
 
-@scenario(points=3, public=True, hint=hints.PLAIN_DICT)
+@scenario(points=3, public=True, misconceptions=REGISTERING)
 def module_dict_methods(nn):
     """ModuleDict behaves as an ordered dict: keys, values, items, in, len, pop, del, clear, update"""
     a, b, c, d = leaves(nn, 0, 1, 2, 3)
     heads = nn.ModuleDict({"a": a, "b": b})
     heads["c"] = c
     heads["a"] = d                                   # overwriting keeps the key's place
-    views = [list(heads), list(heads.keys()), same(heads.values(), [d, b, c]),
-             [[k, m.tag] for k, m in heads.items()], len(heads), "b" in heads, "z" in heads, heads["b"] is b]
+    views = {"list(heads)": list(heads), "list(heads.keys())": list(heads.keys()),
+             "heads.values() are d, b, c": same(heads.values(), [d, b, c]),
+             "heads.items()": [[k, m.tag] for k, m in heads.items()], "len(heads)": len(heads), "'b' in heads": "b" in heads,
+             "'z' in heads": "z" in heads, "heads['b'] is b": heads["b"] is b, "heads": contents(heads)}
     popped = heads.pop("b")
     del heads["c"]
-    after_removal = [popped is b, contents(heads)]
+    after_removal = {"heads.pop('b') is b": popped is b, "heads after pop and del": contents(heads)}
     heads.update([("e", a), ("a", b)])
     heads.update(nn.ModuleDict({"f": c}))
     updated = contents(heads)
     heads.clear()
-    return [views, after_removal, updated, contents(heads), len(heads)]
+    return {**views, **after_removal, "heads after update": updated, "heads after clear()": contents(heads),
+            "len(heads) after clear()": len(heads)}
 
 
-@scenario(points=2)
+@scenario(points=2, misconceptions=["container-accepts-non-modules"])
 def module_dict_bad_input(nn):
     """ModuleDict rejects bad keys, values and pairs with torch's exception types"""
     leaf = tagged(nn)(0)
     heads = nn.ModuleDict({"a": leaf})
-    built = [outcome(lambda: contents(nn.ModuleDict(spec))) for spec in
-             (3, [leaf], [("a",)], [("a", leaf, leaf)], {"x": 3}, {"a.b": leaf}, {"": leaf}, {"training": leaf})]
-    used = [outcome(heads.__setitem__, 3, leaf), outcome(heads.__setitem__, "b", "relu"),
-            outcome(heads.__getitem__, "missing"), outcome(heads.__delitem__, "missing"),
-            outcome(heads.pop, "missing"), outcome(heads.update, 5), outcome(heads.update, [("c", leaf), 7])]
-    return [built, used, contents(heads)]
+    built = {f"ModuleDict({shown})": outcome(lambda: contents(nn.ModuleDict(spec))) for shown, spec in
+             (("3", 3), ("[leaf]", [leaf]), ("[('a',)]", [("a",)]), ("[('a', leaf, leaf)]", [("a", leaf, leaf)]),
+              ("{'x': 3}", {"x": 3}), ("{'a.b': leaf}", {"a.b": leaf}), ("{'': leaf}", {"": leaf}),
+              ("{'training': leaf}", {"training": leaf}))}
+    used = {"heads[3] = leaf": outcome(heads.__setitem__, 3, leaf), "heads['b'] = 'relu'": outcome(heads.__setitem__, "b", "relu"),
+            "heads['missing']": outcome(heads.__getitem__, "missing"), "del heads['missing']": outcome(heads.__delitem__, "missing"),
+            "heads.pop('missing')": outcome(heads.pop, "missing"), "heads.update(5)": outcome(heads.update, 5),
+            "heads.update([('c', leaf), 7])": outcome(heads.update, [("c", leaf), 7])}
+    return {"ModuleDict({'a': leaf})": contents(nn.ModuleDict({"a": leaf})), **built, **used,
+            "heads afterwards": contents(heads)}
 
 
 # Random sequences of list operations, applied to a Sequential or a ModuleList
@@ -406,19 +445,9 @@ class Workbench:
         return contents(c[slice(*args)])
 
 
-def operations_hint(difference):
-    """The likely misconception, from where a step's observation differs: the
-    names (renumbering, or children never registered) or a returned slice's names."""
-    path = difference.path if difference else ""
-    if re.fullmatch(r"\[\d+\]\[1\](\[\d+\])?", path):
-        counts_differ = isinstance(difference.expected, list) and len(difference.expected) != len(difference.actual)
-        return hints.PLAIN_LIST if counts_differ else RENUMBERING
-    if re.fullmatch(r"\[\d+\]\[0\]\[1\]\[\d+\]\[0\]", path):
-        return SLICE_NAMES
-    return None
-
-
-@scenario(points=4, specs=SEQUENCES, examples=60, hint=operations_hint)
+@scenario(points=4, specs=SEQUENCES, examples=60,
+          misconceptions=["no-renumbering", "slice-names", "negative-index-unsupported", "plus-not-a-new-container",
+                          *REGISTERING])
 def random_list_operations(nn, spec):
     """any sequence of list operations leaves the container as torch leaves it"""
     kind, size, operations = spec
@@ -426,8 +455,8 @@ def random_list_operations(nn, spec):
     history = []
     for operation in operations:
         result = outcome(bench.apply, *operation)
-        history.append([result, [name for name in bench.container._modules],
-                        [label(child) for child in bench.container._modules.values()], len(bench.container)])
+        history.append({"operation": operation, "returned": result, "container": contents(bench.container),
+                        "len": outcome(len, bench.container)})
     return history
 
 
@@ -444,9 +473,10 @@ TREES = module_trees(containers=True, max_depth=3, budget=10).filter(holds_a_con
 
 
 def registered_tree(module):
-    """``[class, [[name, subtree], ...]]`` from the registers alone."""
-    return [type(module).__name__,
-            [[name, None if child is None else registered_tree(child)] for name, child in module._modules.items()]]
+    """``{"type": class, "registered": [[name, subtree], ...]}`` from the registers alone."""
+    return {"type": type(module).__name__,
+            "registered": [[name, None if child is None else registered_tree(child)]
+                           for name, child in module._modules.items()]}
 
 
 def every_module(module):
@@ -462,36 +492,27 @@ def container_views(nn, container):
     """What indexing, iteration and slicing give, compared with the register."""
     registered = list(container._modules.values())
     if isinstance(container, nn.ModuleDict):
-        return [len(container), list(container), list(container.keys()), same(container.values(), registered),
-                [container[key] is child for key, child in container._modules.items()],
-                [key in container for key in ("a", "b", "c", "z")]]
+        return {"len": len(container), "list(d)": list(container), "list(d.keys())": list(container.keys()),
+                "d.values() are the registered": same(container.values(), registered),
+                "d[key] is the registered": [container[key] is child for key, child in container._modules.items()],
+                "key in d": [key in container for key in ("a", "b", "c", "z")]}
     size = len(container)
-    return [size, same(container, registered), [container[i] is registered[i] for i in range(-size, size)],
-            contents(container[::-1]), contents(container[1:]), outcome(lambda: label(container[size]))]
+    return {"len": size, "iterating gives the registered": same(container, registered),
+            "c[i] is the registered, for i in -len..len-1": [container[i] is registered[i] for i in range(-size, size)],
+            "c[::-1]": contents(container[::-1]), "c[1:]": contents(container[1:]),
+            "c[len(c)]": outcome(lambda: label(container[size]))}
 
 
-def unregistered_hint(difference):
-    """Registers that differ point to children kept outside them; a raised
-    exception (no difference) says nothing of the kind."""
-    return hints.PLAIN_LIST if difference else None
-
-
-def views_hint(difference):
-    """The reversed slice and the ``[1:]`` slice are the 4th and 5th views of a list."""
-    path = difference.path if difference else ""
-    return SLICE_NAMES if re.match(r"\[\d+\]\[1\]\[[34]\]\[1\]", path) else None
-
-
-@scenario(points=3, specs=TREES, examples=40, hint=unregistered_hint)
+@scenario(points=3, specs=TREES, examples=40, misconceptions=REGISTERING)
 def random_trees_register_containers(nn, spec):
     """containers in any module tree register their children as torch's do"""
     root = build_tree(nn, spec)
-    return [registered_tree(root), first_occurrences(every_module(root))]
+    return {"the registered tree": registered_tree(root), "which modules are the same object": first_occurrences(every_module(root))}
 
 
-@scenario(points=3, specs=TREES, examples=40, hint=views_hint)
+@scenario(points=3, specs=TREES, examples=40, misconceptions=["slice-names", "negative-index-unsupported"])
 def random_trees_container_views(nn, spec):
     """indexing, iteration and slices of every container in a tree agree with its register"""
     root = build_tree(nn, spec)
     containers = [m for m in every_module(root) if isinstance(m, (nn.Sequential, nn.ModuleList, nn.ModuleDict))]
-    return [[type(c).__name__, container_views(nn, c)] for c in containers]
+    return [{"type": type(c).__name__, "views": container_views(nn, c)} for c in containers]

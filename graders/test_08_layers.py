@@ -15,7 +15,8 @@ import torch
 import torch._dynamo  # noqa: F401
 from hypothesis import strategies as st
 
-from modlab.grading import Tolerance, hints, outcome, scenario
+from modlab.grading import Tolerance, outcome, scenario
+from modlab.grading.probes import registers
 
 # The tolerance for computed floats. A correct forward pass written with other
 # tensor operations (matmul instead of addmm, mean and var instead of torch's
@@ -33,56 +34,33 @@ from modlab.grading import Tolerance, hints, outcome, scenario
 # stay O(1), so the absolute term means what it says.
 CLOSE = Tolerance(rtol=1e-4, atol=1e-5)
 
-INIT_RNG = (
-    "initialise like torch.nn.Linear: weight = Parameter(torch.empty(out_features, in_features)), then "
-    "init.kaiming_uniform_(weight, a=math.sqrt(5)) and the bias uniform in ±1/sqrt(in_features): the same "
-    "random calls in the same order give bit-identical weights under a seed"
-)
-EVAL_FROZEN = (
-    "in eval mode BatchNorm normalizes with running_mean and running_var and updates nothing: neither the "
-    "running estimates nor num_batches_tracked change"
-)
-COUNT_IS_INTEGER = (
-    "num_batches_tracked counts batches: torch.tensor(0, dtype=torch.long), an integer buffer that .to(dtype) "
-    "leaves alone"
-)
-RUNNING_STATS = (
-    "running = (1 - momentum) * running + momentum * batch statistic, with the unbiased batch variance "
-    "(divide by n - 1) for running_var but the biased one (divide by n) to normalize; momentum=None "
-    "averages all batches so far (factor 1 / num_batches_tracked)"
-)
-EXTRA_REPR = (
-    "print(model) shows each layer's settings through extra_repr, written exactly as torch writes them, "
-    "e.g. 'in_features=2, out_features=3, bias=True'"
-)
-REPR_TREE = (
-    "__repr__ walks _modules: the class name, then extra_repr's lines and one '(name): child' line per "
-    "child, indented two spaces (a child's own lines too); a one-line extra_repr without children stays on one line"
-)
-# by_path picks the first name found in the difference's path: the specific
-# buffer names before the registers that hold them.
-BATCHNORM_HINTS = hints.by_path(num_batches_tracked=COUNT_IS_INTEGER, running_var=RUNNING_STATS,
-                                running_mean=RUNNING_STATS)
-LAYER_REGISTERS = hints.by_path(num_batches_tracked=COUNT_IS_INTEGER, parameters=hints.BARE_TENSOR,
-                                buffers=hints.BARE_TENSOR)
+REGISTERING = ["bare-tensor", "count-is-integer"]
+BATCHNORM = ["count-is-integer", "running-stats-formula", "eval-updates-stats"]
 
 
-def registers(module):
-    """Each register as {name: [kind, dtype, shape]}, an empty slot as {name: None}, in order."""
+def tensor_registers(module):
+    """Each register as {name: {kind, dtype, shape}} (None for an empty slot), and the tensors held in
+    __dict__ (torch's layers keep none there)."""
     def entries(register):
-        return {name: None if value is None else [type(value).__name__, str(value.dtype), list(value.shape)]
-                for name, value in register.items()}
+        return {name: None if value is None else {"kind": type(value).__name__, "dtype": str(value.dtype),
+                                                  "shape": list(value.shape)} for name, value in register.items()}
 
-    return {"parameters": entries(module._parameters), "buffers": entries(module._buffers)}
+    return {"_parameters": entries(module._parameters), "_buffers": entries(module._buffers),
+            "__dict__": {name: kind for name, kind in registers(module)["__dict__"].items() if kind in TENSORS}}
+
+
+TENSORS = ("Tensor", "Parameter")
 
 
 def state(bn):
-    """A BatchNorm1d's buffers, by name (None when it keeps no running statistics)."""
-    return {name: getattr(bn, name) for name in ("running_mean", "running_var", "num_batches_tracked")}
+    """A BatchNorm1d's buffers as they are now, by name (None when it keeps no running
+    statistics): copies, so that a later step cannot change what this one observed."""
+    buffers = {name: getattr(bn, name) for name in ("running_mean", "running_var", "num_batches_tracked")}
+    return {name: None if value is None else value.detach().clone() for name, value in buffers.items()}
 
 
-def grads(*tensors):
-    return [t.grad for t in tensors]
+def grads(**tensors):
+    return {f"{name}.grad": t.grad for name, t in tensors.items()}
 
 
 def printed(module, lines=40):
@@ -92,42 +70,41 @@ def printed(module, lines=40):
     would squeeze them away."""
     text = repr(module).split("\n")
     rows = ["·" * (len(line) - len(line.lstrip(" "))) + line.lstrip(" ") for line in text[:lines]]
-    return rows + [None] * (lines - len(rows)) + [len(text)]
-
-
-def init_hint(difference):
-    """A plain Tensor where torch has a Parameter is the bare-tensor mistake; other differences, the draws."""
-    return hints.BARE_TENSOR if difference and difference.path.endswith(".class") else INIT_RNG
+    return {"printed lines": rows + [None] * (lines - len(rows)), "number of lines": len(text)}
 
 
 # ---------------------------------------------------------------- Linear
 
-@scenario(points=3, public=True, hint=init_hint)
+@scenario(points=3, public=True, misconceptions=["bare-tensor", "init-draws-differ"])
 def linear_initial_weights_match_under_a_seed(nn):
     """Linear draws torch's initial weights under the same seed, bit for bit"""
-    layers = [nn.Linear(3, 4), nn.Linear(1, 1), nn.Linear(7, 2, bias=False), nn.Linear(64, 3)]
+    layers = {"Linear(3, 4)": nn.Linear(3, 4), "Linear(1, 1)": nn.Linear(1, 1),
+              "Linear(7, 2, bias=False)": nn.Linear(7, 2, bias=False), "Linear(64, 3)": nn.Linear(64, 3)}
     after = torch.rand(2)  # the same number of random draws leaves the generator in the same state
-    return [[layer.weight, layer.bias] for layer in layers] + [after]
+    return {**{f"{call}: weight and bias": {"weight": layer.weight, "bias": layer.bias} for call, layer in layers.items()},
+            "torch.rand(2) after them": after}
 
 
-@scenario(points=2, public=True, hint=LAYER_REGISTERS)
+@scenario(points=2, public=True, misconceptions=REGISTERING)
 def linear_registers_weight_and_bias(nn):
     """Linear registers weight and bias as Parameters (bias=False keeps an empty slot)"""
     with_bias, without = nn.Linear(3, 2), nn.Linear(3, 2, bias=False)
-    return [registers(with_bias), registers(without), [name for name, _ in with_bias.named_parameters()],
-            [with_bias.in_features, with_bias.out_features], list(without.state_dict())]
+    return {"Linear(3, 2)": tensor_registers(with_bias), "Linear(3, 2, bias=False)": tensor_registers(without),
+            "named_parameters() names": [name for name, _ in with_bias.named_parameters()],
+            "[in_features, out_features]": [with_bias.in_features, with_bias.out_features],
+            "state_dict() keys without bias": list(without.state_dict())}
 
 
 @scenario(points=2, public=True, tolerance=CLOSE)
 def linear_forward_and_gradients(nn):
     """Linear computes x @ weight.T + bias over any leading dimensions, with torch's gradients"""
     layer = nn.Linear(4, 3)
-    seen = []
+    seen = {}
     for shape in [(5, 4), (2, 3, 4), (4,)]:
         x = torch.randn(shape, requires_grad=True)
         out = layer(x)
         (out * torch.randn(out.shape)).sum().backward()
-        seen.append([out, *grads(x, layer.weight, layer.bias)])
+        seen[f"x of shape {shape}"] = {"layer(x)": out, **grads(x=x, weight=layer.weight, bias=layer.bias)}
         layer.zero_grad()
     return seen
 
@@ -137,24 +114,26 @@ def linear_factory_arguments(nn, device):
     """Linear(..., device=, dtype=) creates its parameters there, with the same values"""
     layer = nn.Linear(3, 2, device=device, dtype=torch.float64)
     out = layer(torch.ones(1, 3, device=device, dtype=torch.float64))
-    return [layer.weight, layer.bias, out.dtype, out.device.type]
+    return {"weight": layer.weight, "bias": layer.bias, "out.dtype": out.dtype, "out.device": out.device.type}
 
 
-@scenario(points=2, tolerance=CLOSE, hint=hints.BARE_TENSOR)
+@scenario(points=2, tolerance=CLOSE, misconceptions=["bare-tensor"])
 def linear_trains_with_torch_optim(nn):
     """torch.optim.SGD over Linear's parameters() updates the layer in place"""
     layer = nn.Linear(3, 1)
     weight = layer.weight
+    registered = tensor_registers(layer)
     optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
     x, y = torch.randn(8, 3), torch.randn(8, 1)
     for _ in range(5):
         optimizer.zero_grad()
         ((layer(x) - y) ** 2).mean().backward()
         optimizer.step()
-    return [layer.weight is weight, layer.weight, layer.bias]
+    return {"registers": registered, "layer.weight is the same object": layer.weight is weight,
+            "layer.weight": layer.weight, "layer.bias": layer.bias}
 
 
-@scenario(points=1, hint=BATCHNORM_HINTS)
+@scenario(points=1, misconceptions=BATCHNORM)
 def layer_copies_are_exact(nn):
     """deepcopy and load_state_dict copy layers' parameters and buffers bit for bit"""
     model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
@@ -163,10 +142,10 @@ def layer_copies_are_exact(nn):
     twin = copy.deepcopy(model)
     fresh = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
     fresh.load_state_dict(original)
-    same = [{key: torch.equal(value, copied.state_dict()[key]) for key, value in original.items()}
-            for copied in (twin, fresh)]
-    return [same, {"num_batches_tracked": twin.state_dict()["1.num_batches_tracked"]},
-            twin[0].weight is model[0].weight]
+    same = {label: {key: torch.equal(value, copied.state_dict()[key]) for key, value in original.items()}
+            for label, copied in (("deepcopy", twin), ("load_state_dict", fresh))}
+    return {"equal to the original": same, "num_batches_tracked": twin.state_dict()["1.num_batches_tracked"],
+            "twin[0].weight is model[0].weight": twin[0].weight is model[0].weight}
 
 
 # ---------------------------------------------------------------- ReLU
@@ -179,7 +158,7 @@ def relu_forward_and_gradient(nn):
     out = relu(x)
     y = torch.tensor([-1.5, -0.25, 0.25, 2.0], requires_grad=True)  # no exact zero: the kink is a convention
     relu(y).pow(2).sum().backward()
-    return [out, y.grad, registers(relu), out is x, x]
+    return {"relu(x)": out, "y.grad": y.grad, "registers": tensor_registers(relu), "relu(x) is x": out is x, "x": x}
 
 
 @scenario(points=1)
@@ -187,20 +166,22 @@ def relu_inplace(nn):
     """ReLU(inplace=True) overwrites its input and returns it"""
     x = torch.tensor([-1.0, 2.0, -3.0])
     out = nn.ReLU(inplace=True)(x)
-    return [out is x, x, nn.ReLU(True).inplace]
+    return {"out is x": out is x, "x": x, "ReLU(True).inplace": nn.ReLU(True).inplace}
 
 
 # ---------------------------------------------------------------- BatchNorm1d
 
-@scenario(points=2, public=True, hint=LAYER_REGISTERS)
+@scenario(points=2, public=True, misconceptions=REGISTERING)
 def batchnorm_registers_parameters_and_buffers(nn):
     """BatchNorm1d registers weight/bias and running_mean/running_var/num_batches_tracked like torch"""
-    variants = [nn.BatchNorm1d(3), nn.BatchNorm1d(2, affine=False), nn.BatchNorm1d(2, track_running_stats=False),
-                nn.BatchNorm1d(2, dtype=torch.float64)]
-    return [[registers(bn), list(bn.state_dict()), state(bn), bn.weight, bn.bias] for bn in variants]
+    variants = {"BatchNorm1d(3)": nn.BatchNorm1d(3), "BatchNorm1d(2, affine=False)": nn.BatchNorm1d(2, affine=False),
+                "BatchNorm1d(2, track_running_stats=False)": nn.BatchNorm1d(2, track_running_stats=False),
+                "BatchNorm1d(2, dtype=torch.float64)": nn.BatchNorm1d(2, dtype=torch.float64)}
+    return {call: {"registers": tensor_registers(bn), "state_dict() keys": list(bn.state_dict()), "buffers": state(bn),
+                   "weight": bn.weight, "bias": bn.bias} for call, bn in variants.items()}
 
 
-@scenario(points=3, public=True, tolerance=CLOSE, hint=BATCHNORM_HINTS)
+@scenario(points=3, public=True, tolerance=CLOSE, misconceptions=BATCHNORM)
 def batchnorm_training_updates_running_stats(nn):
     """in training mode BatchNorm1d normalizes with batch statistics and updates the running estimates"""
     bn = nn.BatchNorm1d(4)
@@ -210,11 +191,11 @@ def batchnorm_training_updates_running_stats(nn):
     spread, centre = torch.tensor([1.0, 0.01, 3.0, 0.5]), torch.tensor([1.0, 0.0, -1.0, 0.5])
     seen = []
     for _ in range(3):
-        seen.append([bn(torch.randn(8, 4) * spread + centre), state(bn)])
+        seen.append({"bn(x)": bn(torch.randn(8, 4) * spread + centre), "buffers": state(bn)})
     return seen
 
 
-@scenario(points=3, public=True, tolerance=CLOSE, hint=EVAL_FROZEN)
+@scenario(points=3, public=True, tolerance=CLOSE, misconceptions=BATCHNORM)
 def batchnorm_eval_uses_running_stats(nn):
     """in eval mode BatchNorm1d normalizes with the running estimates and updates nothing"""
     bn = nn.BatchNorm1d(3)
@@ -222,30 +203,31 @@ def batchnorm_eval_uses_running_stats(nn):
         bn(torch.randn(6, 3) * 2 + 1)
     bn.eval()
     before = {name: t.clone() for name, t in state(bn).items()}
-    outs = [bn(torch.randn(5, 3)), bn(torch.randn(1, 3))]  # eval accepts a batch of one
+    outs = {"bn(x) in eval": outcome(bn, torch.randn(5, 3)), "bn(a batch of one) in eval": outcome(bn, torch.randn(1, 3))}
     unchanged = {name: torch.equal(before[name], t) for name, t in state(bn).items()}
-    return [outs, unchanged, state(bn)]
+    return {"buffers before eval": before, **outs, "buffers unchanged in eval": unchanged}
 
 
-@scenario(points=2, tolerance=CLOSE, hint=RUNNING_STATS)
+@scenario(points=2, public=True, tolerance=CLOSE, misconceptions=BATCHNORM)
 def batchnorm_momentum_none_averages(nn):
     """momentum=None keeps a cumulative average of the batch statistics"""
     bn = nn.BatchNorm1d(2, momentum=None)
+    seen = []
     for scale in (1.0, 2.0, 0.5, 3.0):
-        bn(torch.randn(7, 2) * scale)
-    return state(bn)
+        seen.append({"bn(x)": bn(torch.randn(7, 2) * scale), "buffers": state(bn)})
+    return seen
 
 
-@scenario(points=2, tolerance=CLOSE, hint=BATCHNORM_HINTS)
+@scenario(points=2, tolerance=CLOSE, misconceptions=BATCHNORM)
 def batchnorm_gradients(nn):
     """BatchNorm1d's gradients reach the input, weight and bias, in training and eval mode"""
     bn = nn.BatchNorm1d(3)
-    seen = []
+    seen = {}
     for mode in (True, False):
         bn.train(mode)
         x = (torch.randn(6, 3) + 1).requires_grad_()
         (bn(x) * torch.randn(6, 3)).sum().backward()
-        seen.append(grads(x, bn.weight, bn.bias))
+        seen[f"training={mode}"] = grads(x=x, weight=bn.weight, bias=bn.bias)
         bn.zero_grad()
     return seen
 
@@ -254,8 +236,8 @@ def batchnorm_gradients(nn):
 def batchnorm_rejects_bad_inputs(nn):
     """BatchNorm1d raises ValueError for a 1D or 4D input, and for one value per feature in training"""
     bn = nn.BatchNorm1d(3)
-    return [outcome(bn, torch.randn(3)), outcome(bn, torch.randn(2, 3, 2, 2)), outcome(bn, torch.randn(1, 3)),
-            outcome(bn, torch.randn(1, 3, 1))]
+    return {"bn(a 1D input)": outcome(bn, torch.randn(3)), "bn(a 4D input)": outcome(bn, torch.randn(2, 3, 2, 2)),
+            "bn(a batch of one)": outcome(bn, torch.randn(1, 3)), "bn(one value per feature, 3D)": outcome(bn, torch.randn(1, 3, 1))}
 
 
 # A BatchNorm1d setting and a run through it: features, momentum, affine,
@@ -270,15 +252,16 @@ BATCHNORM_RUNS = st.fixed_dictionaries({
 })
 
 
-@scenario(points=3, tolerance=CLOSE, specs=BATCHNORM_RUNS, examples=20, hint=BATCHNORM_HINTS)
+@scenario(points=3, tolerance=CLOSE, specs=BATCHNORM_RUNS, examples=20, misconceptions=BATCHNORM)
 def batchnorm_random_settings(nn, spec):
     """every BatchNorm1d setting trains and evaluates like torch's, 2D and 3D inputs"""
     bn = nn.BatchNorm1d(spec["features"], momentum=spec["momentum"], affine=spec["affine"],
                         track_running_stats=spec["track"])
     shape = (5, spec["features"]) if spec["rank"] == 2 else (4, spec["features"], 3)
-    seen = [bn(torch.randn(shape) * 2 + 0.5) for _ in range(spec["batches"])]
+    seen = [{"bn(x)": bn(torch.randn(shape) * 2 + 0.5), "buffers": state(bn)} for _ in range(spec["batches"])]
     bn.eval()
-    return [seen, bn(torch.randn(shape)), state(bn)]
+    seen.append({"bn(x) in eval": bn(torch.randn(shape)), "buffers": state(bn)})
+    return seen
 
 
 # ---------------------------------------------------------------- MSELoss
@@ -287,12 +270,12 @@ def batchnorm_random_settings(nn, spec):
 def mse_loss_reductions(nn):
     """MSELoss gives the mean, the sum or the elementwise squared errors, with torch's gradients"""
     x, target = torch.randn(4, 3), torch.randn(4, 3)
-    seen = []
+    seen = {}
     for reduction in ("mean", "sum", "none"):
         guess = x.clone().requires_grad_()
         loss = nn.MSELoss(reduction=reduction)(guess, target)
         loss.sum().backward()
-        seen.append([loss, guess.grad])
+        seen[f"reduction={reduction!r}"] = {"loss": loss, "guess.grad": guess.grad}
     return seen
 
 
@@ -300,22 +283,27 @@ def mse_loss_reductions(nn):
 def mse_loss_setting_and_errors(nn):
     """MSELoss keeps its reduction, holds no parameters, and rejects an unknown reduction"""
     loss = nn.MSELoss()
-    return [loss.reduction, list(loss.parameters()), loss(torch.ones(2), torch.ones(2)),
-            outcome(lambda: nn.MSELoss(reduction="average")(torch.ones(2), torch.zeros(2)))]
+    return {"loss.reduction": loss.reduction, "list(loss.parameters())": list(loss.parameters()),
+            "loss(ones, ones)": loss(torch.ones(2), torch.ones(2)),
+            "MSELoss(reduction='average')(...)": outcome(lambda: nn.MSELoss(reduction="average")(torch.ones(2), torch.zeros(2)))}
 
 
 # ---------------------------------------------------------------- print(model)
 
-@scenario(points=2, public=True, hint=EXTRA_REPR)
+@scenario(points=2, public=True, misconceptions=["extra-repr-settings"])
 def repr_of_each_layer(nn):
     """each layer prints its settings exactly like torch"""
-    layers = [nn.Linear(2, 3), nn.Linear(5, 1, bias=False), nn.ReLU(), nn.ReLU(inplace=True), nn.BatchNorm1d(4),
-              nn.BatchNorm1d(8, eps=1e-3, momentum=None, affine=False, track_running_stats=False), nn.MSELoss(),
-              nn.MSELoss(reduction="sum"), nn.Module()]
-    return [repr(layer) for layer in layers] + [layers[0].extra_repr(), layers[-1].extra_repr()]
+    layers = {"Linear(2, 3)": nn.Linear(2, 3), "Linear(5, 1, bias=False)": nn.Linear(5, 1, bias=False),
+              "ReLU()": nn.ReLU(), "ReLU(inplace=True)": nn.ReLU(inplace=True), "BatchNorm1d(4)": nn.BatchNorm1d(4),
+              "BatchNorm1d(8, eps=1e-3, momentum=None, affine=False, track_running_stats=False)":
+                  nn.BatchNorm1d(8, eps=1e-3, momentum=None, affine=False, track_running_stats=False),
+              "MSELoss()": nn.MSELoss(), "MSELoss(reduction='sum')": nn.MSELoss(reduction="sum"), "Module()": nn.Module()}
+    return {**{f"repr({call})": repr(layer) for call, layer in layers.items()},
+            "Linear(2, 3).extra_repr()": layers["Linear(2, 3)"].extra_repr(),
+            "Module().extra_repr()": layers["Module()"].extra_repr()}
 
 
-@scenario(points=3, public=True, hint=REPR_TREE)
+@scenario(points=3, public=True, misconceptions=["repr-tree", "repr-folds-repeats"])
 def repr_of_nested_model(nn):
     """print(model) shows the registered tree: containers, nesting, empty slots"""
     class Block(nn.Module):
@@ -337,7 +325,7 @@ def repr_of_nested_model(nn):
     return printed(Net())
 
 
-@scenario(points=2, public=True, hint=REPR_TREE)
+@scenario(points=2, public=True, misconceptions=["repr-tree", "repr-folds-repeats"])
 def repr_folds_equal_layers_in_a_module_list(nn):
     """print(ModuleList) folds a run of equal layers into one line, as in the seed's classifier"""
     class Classifier(nn.Module):
@@ -346,11 +334,12 @@ def repr_folds_equal_layers_in_a_module_list(nn):
             self.blocks = nn.ModuleList([nn.Linear(10, 64), nn.Linear(64, 64), nn.Linear(64, 64)])
             self.head = nn.Linear(64, 3)
 
-    return [printed(Classifier()), repr(nn.ModuleList([nn.ReLU(), nn.ReLU(), nn.ReLU()])),
-            repr(nn.Sequential(nn.ReLU(), nn.ReLU()))]
+    return {"print(Classifier())": printed(Classifier()),
+            "repr(ModuleList([ReLU(), ReLU(), ReLU()]))": repr(nn.ModuleList([nn.ReLU(), nn.ReLU(), nn.ReLU()])),
+            "repr(Sequential(ReLU(), ReLU()))": repr(nn.Sequential(nn.ReLU(), nn.ReLU()))}
 
 
-@scenario(points=2, hint=REPR_TREE)
+@scenario(points=2, misconceptions=["repr-tree"])
 def repr_with_custom_extra_repr(nn):
     """a module's own extra_repr and _get_name are used, multi-line settings indented like children"""
     class Scaled(nn.Module):
@@ -369,7 +358,8 @@ def repr_with_custom_extra_repr(nn):
     outer.inner = Scaled(["factor=3"])
     outer.deeper = Renamed()
     outer.deeper.leaf = Scaled(["a", "b"])
-    return [printed(outer), repr(Scaled(["only"])), repr(Scaled([])), str(Renamed())]
+    return {"print(outer)": printed(outer), "repr(Scaled(['only']))": repr(Scaled(["only"])),
+            "repr(Scaled([]))": repr(Scaled([])), "str(Renamed())": str(Renamed())}
 
 
 LAYERS = st.one_of(
@@ -407,7 +397,7 @@ def build(nn, spec):
     return module
 
 
-@scenario(points=2, specs=TREES, examples=25, hint=REPR_TREE)
+@scenario(points=2, specs=TREES, examples=25, misconceptions=["repr-tree", "repr-folds-repeats", "extra-repr-settings"])
 def repr_of_random_trees(nn, spec):
     """print(model) matches torch on random trees of layers and containers"""
     return printed(build(nn, spec))

@@ -15,7 +15,7 @@ import torch
 import torch._dynamo  # noqa: F401
 import torch.nn.functional as F
 
-from modlab.grading import Tolerance, hints, scenario
+from modlab.grading import Tolerance, scenario
 
 # Computed floats: the same model trained for 200 steps, where a correct
 # Linear or MSELoss written with other tensor operations rounds differently
@@ -26,14 +26,6 @@ from modlab.grading import Tolerance, hints, scenario
 # is asked to reach.
 CLOSE = Tolerance(rtol=1e-5, atol=1e-5)
 FIT_WITHIN = 0.005  # the issue's bound on the distance to the least-squares line (the seed reaches ~0.002)
-
-SAME_STEPS = (
-    "the same model, the same seed and the same data must take the same steps: build the layer in __init__ "
-    "with your Linear (drawing torch's initial weights), compute MSELoss's mean of squared errors, and for "
-    "each step call zero_grad(), backward() and step() of one torch.optim.SGD over model.parameters()"
-)
-REGISTERED = hints.by_path(trained=hints.PLAIN_LIST, names=hints.PLAIN_LIST, changed=hints.PLAIN_LIST)
-
 
 class Seeds:
     """The seed articles' code, written with torch.nn: what the capstone reproduces."""
@@ -114,7 +106,7 @@ def hidden_and_head(model):
     return [*model.blocks, model.head]
 
 
-@scenario(points=3, public=True, tolerance=CLOSE, hint=SAME_STEPS)
+@scenario(points=3, public=True, tolerance=CLOSE, misconceptions=["steps-differ"])
 def line_fit_matches_torch_step_for_step(nn):
     """TinyModel trained by train() takes the same 200 steps as the seed's torch.nn model"""
     kit = capstone(nn)
@@ -126,7 +118,7 @@ def line_fit_matches_torch_step_for_step(nn):
             "names": [name for name, _ in model.named_parameters()]}
 
 
-@scenario(points=2, public=True, tolerance=CLOSE, hint=SAME_STEPS)
+@scenario(points=2, public=True, tolerance=CLOSE, misconceptions=["steps-differ"])
 def line_fit_lands_on_least_squares(nn):
     """after 200 steps the fitted line is within 0.005 of the least-squares line from torch.linalg.lstsq"""
     kit = capstone(nn)
@@ -139,42 +131,45 @@ def line_fit_lands_on_least_squares(nn):
     return {"least_squares": list(best), "distance": distance, "within": distance <= FIT_WITHIN}
 
 
-@scenario(points=1, tolerance=CLOSE)
+@scenario(points=1, tolerance=CLOSE, misconceptions=["steps-differ"])
 def train_honours_steps_and_lr(nn):
     """train(model, x, y, steps, lr) takes that many steps at that learning rate"""
     kit = capstone(nn)
     x, y = line_data()
     model = kit.TinyModel()
+    initial = [p.detach().clone() for p in model.parameters()]
     losses = kit.train(model, x, y, steps=7, lr=0.05)
-    return [len(losses), losses, [p.detach() for p in model.parameters()]]
+    return {"initial": initial, "len(losses)": len(losses), "losses": losses,
+            "final": [p.detach() for p in model.parameters()]}
 
 
-@scenario(points=1, hint=hints.LAYER_IN_FORWARD)
+@scenario(points=1, public=True, misconceptions=["layer-built-in-forward"])
 def models_are_fixed_functions(nn):
     """calling a model twice on the same input gives the same output (layers live in __init__)"""
     kit = capstone(nn)
-    results = []
-    for model, x in ((kit.TinyModel(), torch.randn(4, 1)), (kit.Classifier(), torch.randn(4, 10))):
-        results.append(torch.equal(model(x), model(x)))
-    return results + [torch.rand(1)]  # a layer built in forward also draws from the generator
+    results = {}
+    for name, model, x in (("TinyModel", kit.TinyModel(), torch.randn(4, 1)),
+                           ("Classifier", kit.Classifier(), torch.randn(4, 10))):
+        results[f"{name}: model(x) twice gives the same output"] = torch.equal(model(x), model(x))
+    # a layer built in forward also draws from the generator
+    return {**results, "torch.rand(1) afterwards": torch.rand(1)}
 
 
-@scenario(points=3, public=True, hint=REGISTERED)
+@scenario(points=3, public=True, misconceptions=["layers-in-a-plain-list"])
 def registration_table_before_and_after(nn):
     """the before/after table: ModuleList trains every parameter, the plain list only the head's"""
     rows = capstone(nn).registration_table()
-    return [{"label": label, "trained": trained, "expected": expected, "names": names}
-            for label, trained, expected, names in rows]
+    return {label: {"trained": trained, "expected": expected, "names": names} for label, trained, expected, names in rows}
 
 
 @scenario(points=1)
 def parameter_count_from_layer_sizes(nn):
     """linear_parameter_count(sizes) counts the weights and biases of a chain of Linear layers"""
     count = capstone(nn).linear_parameter_count
-    return [count((10, 64, 64, 64, 3)), count((4, 8, 1)), count((1, 1)), count((5,))]
+    return {f"linear_parameter_count({sizes})": count(sizes) for sizes in ((10, 64, 64, 64, 3), (4, 8, 1), (1, 1), (5,))}
 
 
-@scenario(points=2, hint=hints.PLAIN_LIST)
+@scenario(points=2, misconceptions=["layers-in-a-plain-list"])
 def classifier_matches_the_seed(nn):
     """Classifier registers the seed's layers under the seed's names, with torch's initial weights"""
     kit = capstone(nn)
@@ -183,7 +178,7 @@ def classifier_matches_the_seed(nn):
             "scores": model(torch.randn(5, 10)).shape}
 
 
-@scenario(points=3, tolerance=CLOSE, hint=REGISTERED)
+@scenario(points=3, tolerance=CLOSE, misconceptions=["layers-in-a-plain-list"])
 def only_registered_layers_train(nn):
     """a few Adam steps change every layer of Classifier, but only the head of PlainListClassifier"""
     kit = capstone(nn)

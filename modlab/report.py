@@ -22,8 +22,6 @@ from modlab.course import Course
 from modlab.runner.records import FAILED, PASSED, SKIPPED, SubmissionResult
 
 HARDEST = 10  # tests listed in "where the class struggles"
-HINT = ". Hint: "
-SMALLEST = ". Smallest failing case: "
 WHOLE_EXERCISE = {"missing": "a file of the exercise is missing", "import": "the package does not import"}
 
 
@@ -56,6 +54,13 @@ class ExerciseStats:
     max_score: float
     scores: list[float] = field(default_factory=list)
     tests: dict[str, TestStats] = field(default_factory=dict)
+    # misconception id -> (its text, the students whose failures showed it)
+    misconceptions: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+
+    def showing(self) -> list[tuple[str, str, int]]:
+        """``(id, text, students)`` for each misconception shown, most students first."""
+        rows = [(mid, text, len(students)) for mid, (text, students) in self.misconceptions.items()]
+        return sorted(rows, key=lambda row: (-row[2], row[0]))
 
 
 def class_statistics(course: Course, results: list[SubmissionResult]) -> list[ExerciseStats]:
@@ -70,24 +75,34 @@ def class_statistics(course: Course, results: list[SubmissionResult]) -> list[Ex
                 counts = stats.tests.setdefault(test.name, TestStats(exercise.id, test.name, test.public))
                 counts.outcomes[test.outcome] += 1
                 if test.outcome == FAILED:
-                    counts.feedback[misconception(test.feedback, test.reason)] += 1
+                    counts.feedback[cause(test)] += 1
+                    for shown in test.failure.misconceptions if test.failure else ():
+                        stats.misconceptions.setdefault(shown["id"], (shown["text"], set()))[1].add(result.student)
     return [found[e.id] for e in course.exercises if e.id in found]
 
 
-def misconception(feedback: str, reason: str) -> str:
+def cause(test) -> str:
     """What a failure says, without the details that differ from student to student.
 
-    A missing file or a package that does not import is one cause, whatever
-    the path or error; otherwise the grader's hint, where it gives one; else
-    the failure itself, cut before the smallest failing case (Hypothesis
-    finds a different one for different mistakes).
+    Read from the structured failure record: a missing file or a package
+    that does not import is one cause, whatever the path or error; then the
+    misconceptions the failure showed; then what its exception means; else
+    where the observations part, or what the worker did (timeout, crash).
     """
-    if reason in WHOLE_EXERCISE:
-        return WHOLE_EXERCISE[reason]
-    if HINT in feedback:
-        return feedback.split(HINT, 1)[1]
-    problem = feedback.split(SMALLEST, 1)[0]
-    return problem.split(": ", 1)[-1] if reason in ("timeout", "crash") else problem
+    failure = test.failure
+    if test.reason in WHOLE_EXERCISE:
+        return WHOLE_EXERCISE[test.reason]
+    if failure is None:
+        return test.reason or "failed"
+    if failure.misconceptions:
+        return "; ".join(m["text"] for m in failure.misconceptions)
+    if failure.explanation:
+        return failure.explanation
+    if failure.raised:
+        return f"raises {failure.raised['type']}"
+    if failure.reason == "mismatch":
+        return f"differs from torch.nn at {failure.where}" if failure.where else "differs from torch.nn"
+    return failure.message
 
 
 def write_report(course: Course, results: list[SubmissionResult], out: Path,
@@ -144,6 +159,7 @@ def report_html(course: Course, results: list[SubmissionResult], exercises: list
         parts.append(f'<img src="exercise_{stats.id}.png" alt="exercise {stats.id}: score distribution '
                      f'and the pass rate of each test">')
         parts.append(_tests_table(list(stats.tests.values()), with_exercise=False))
+        parts.append(_misconceptions_table(stats, len(results)))
     parts += sections
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -166,6 +182,19 @@ def _tests_table(tests: list[TestStats], with_exercise: bool) -> str:
             + f'<td class="num">{"&ndash;" if rate is None else f"{100 * rate:.0f}%"}</td><td>{common}</td></tr>')
     rows.append("</table>")
     return "\n".join(rows)
+
+
+def _misconceptions_table(stats: ExerciseStats, students: int) -> str:
+    """How many students showed each misconception in this exercise (from the failures' records)."""
+    rows = stats.showing()
+    if not rows:
+        return "<p>No misconception was shown in this exercise.</p>"
+    lines = ['<table class="misconceptions"><tr><th>misconception</th><th class="num">students</th>'
+             "<th>what they read</th></tr>"]
+    lines += [f'<tr><td><code>{_e(mid)}</code></td><td class="num">{count} of {students}</td><td>{_e(text)}</td></tr>'
+              for mid, text, count in rows]
+    lines.append("</table>")
+    return "\n".join(lines)
 
 
 def _e(text: str) -> str:

@@ -136,10 +136,12 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto"):
 
 def _record(workspace: Workspace, exercise: Exercise, result) -> None:
     records = read_records(workspace)
+    shown = {m["id"]: m["text"] for t in result.tests if t.failure for m in t.failure.misconceptions}
     records[exercise.id] = {
         "passed": result.passed, "failed": result.failed, "skipped": result.skipped,
         "checked_at": utc_now().isoformat().replace("+00:00", "Z"),
         "sha256": workspace.checksums(exercise),
+        "misconceptions": shown,
     }
     try:
         write_json(workspace.root / RECORDS, records)
@@ -162,6 +164,7 @@ def utc_now() -> dt.datetime:
 
 def check_report(exercise: Exercise, result) -> str:
     """Per check: passed, failed (with the feedback) or skipped; then a summary."""
+    from modlab.formats.feedback import INDENT, failure_block
     from modlab.runner.records import FAILED, PASSED
 
     lines = []
@@ -171,7 +174,8 @@ def check_report(exercise: Exercise, result) -> str:
         if test.outcome == PASSED:
             lines.append(f"  passed   {test.name}")
         elif test.outcome == FAILED:
-            lines.append(f"  FAILED   {test.name}: {test.feedback}")
+            block = failure_block(test)
+            lines += [f"  {block[0]}"] + [INDENT * 2 + line for line in block[1:]]
         else:
             lines.append(f"  skipped  {test.name}: {test.feedback}")
     counted = result.passed + result.failed
@@ -189,6 +193,7 @@ class Row:
     checks: str
     submitted: str
     due: str
+    misconceptions: tuple[str, ...] = ()  # what the last check's hints were about, by id
 
 
 def status_rows(workspace: Workspace, submissions: dict[str, list[dict]]) -> list[Row]:
@@ -212,7 +217,8 @@ def status_rows(workspace: Workspace, submissions: dict[str, list[dict]]) -> lis
         if latest and exercise.due and _parse_time(latest) > exercise.due:
             submitted += " (late)"
         due = exercise.due.strftime("%Y-%m-%d %H:%M") if exercise.due else "-"
-        rows.append(Row(exercise, checks, submitted, due))
+        shown = (record or {}).get("misconceptions") or {}
+        rows.append(Row(exercise, checks, submitted, due, tuple(shown) if isinstance(shown, dict) else ()))
     return rows
 
 
@@ -223,6 +229,10 @@ def status_table(rows: list[Row]) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells]
     if any(r.checks.endswith("*") for r in rows):
         lines.append("* your files changed since that check: run `modlab check NN` again")
+    hinted = [r for r in rows if r.misconceptions]
+    if hinted:
+        lines.append("hints from your last checks (`modlab check NN` explains them):")
+        lines += [f"  {r.exercise.id}  {', '.join(r.misconceptions)}" for r in hinted]
     return "\n".join(lines)
 
 

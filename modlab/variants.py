@@ -22,7 +22,7 @@ class Variant:
     exercise: str
     name: str
     file: str
-    expect: str
+    misconceptions: tuple[str, ...]  # the catalog ids its feedback must name, and no others
     edits: tuple[tuple[str, str], ...]
     cuda: bool = False
 
@@ -50,11 +50,15 @@ def load_variants(folder: Path) -> list[Variant]:
                 exercise=path.stem[:2],
                 name=item["name"],
                 file=item["file"],
-                expect=item["expect"],
+                misconceptions=tuple(_as_list(item["misconception"])),
                 edits=tuple((edit["old"], edit["new"]) for edit in item["replace"]),
                 cuda=bool(item.get("cuda", False)),
             ))
     return variants
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
 
 
 def variant_package(course: Course, variant: Variant, folder: Path) -> Path:

@@ -1,29 +1,75 @@
-"""Each buggy variant loses points in its own exercise, and the feedback names the mistake."""
+"""The labelled buggy submissions: each loses points in its own exercise, its
+feedback names exactly the misconceptions it embodies (no wrong hint), and the
+public checks alone name them too, so `modlab check` shows what grading scores.
+
+A variant is graded once; its results are shared by the tests below.
+`bench/feedback.py` prints the same figures as precision and recall.
+"""
 from pathlib import Path
 
 import pytest
 
+from modlab.grading.misconceptions import CATALOG
 from modlab.runner.grade import GradeOptions, grade_exercise, oracle_for
 from modlab.runner.records import FAILED
 from modlab.variants import Variant, load_variants, variant_package
 
 VARIANTS = load_variants(Path(__file__).parent / "buggy")
+PARAMS = [pytest.param(v, id=f"{v.exercise}-{v.name}", marks=[pytest.mark.cuda] if v.cuda else []) for v in VARIANTS]
 
 
-@pytest.mark.parametrize("variant", [
-    pytest.param(v, id=f"{v.exercise}-{v.name}", marks=[pytest.mark.cuda] if v.cuda else []) for v in VARIANTS
-])
-def test_variant_loses_points_with_feedback_that_names_the_mistake(course, tmp_path, variant: Variant):
-    exercise = course.exercise(variant.exercise)
-    if variant.cuda and not oracle_for(course).cuda:
-        pytest.skip("CUDA not available")  # without CUDA every CUDA case fails, bug or not
-    device = "cuda" if variant.cuda else "cpu"
-    result = grade_exercise(course, exercise, variant_package(course, variant, tmp_path), GradeOptions(device=device))
-    failed = [t for t in result.tests if t.outcome == FAILED]
-    assert failed, f"{variant.name} passed every grader test of exercise {variant.exercise}"
+@pytest.fixture(scope="session")
+def graded(course, tmp_path_factory):
+    """Grade a variant once: ``graded(variant)`` is its exercise's result."""
+    results = {}
+
+    def grade(variant: Variant):
+        if variant.name not in results:
+            if variant.cuda and not oracle_for(course).cuda:
+                pytest.skip("CUDA not available")  # without CUDA every CUDA case fails, bug or not
+            folder = tmp_path_factory.mktemp(variant.name)
+            device = "cuda" if variant.cuda else "cpu"
+            results[variant.name] = grade_exercise(course, course.exercise(variant.exercise),
+                                                   variant_package(course, variant, folder), GradeOptions(device=device))
+        return results[variant.name]
+
+    return grade
+
+
+def named(tests) -> set[str]:
+    return {mid for t in tests if t.outcome == FAILED for mid in t.failure.misconception_ids}
+
+
+def feedback(result) -> str:
+    return " | ".join(t.feedback for t in result.tests if t.outcome == FAILED)
+
+
+@pytest.mark.parametrize("variant", PARAMS)
+def test_variant_loses_points_and_names_exactly_its_misconceptions(graded, variant: Variant):
+    result = graded(variant)
+    assert any(t.outcome == FAILED for t in result.tests), f"{variant.name} passed every test of {variant.exercise}"
     assert result.score < result.max_score
-    feedback = " | ".join(t.feedback for t in failed)
-    assert variant.expect.lower() in feedback.lower(), feedback
+    shown = named(result.tests)
+    assert set(variant.misconceptions) <= shown, f"missing {set(variant.misconceptions) - shown}: {feedback(result)}"
+    assert shown <= set(variant.misconceptions), f"wrong hints {shown - set(variant.misconceptions)}: {feedback(result)}"
+
+
+@pytest.mark.parametrize("variant", PARAMS)
+def test_public_checks_alone_name_the_misconceptions(graded, variant: Variant):
+    """What a student can run before submitting shows every misconception grading scores."""
+    public = [t for t in graded(variant).tests if t.public]
+    assert set(variant.misconceptions) <= named(public), [t.feedback for t in public if t.outcome == FAILED]
+
+
+def test_every_label_is_a_catalog_entry_of_the_variants_exercise():
+    for variant in VARIANTS:
+        for mid in variant.misconceptions:
+            assert mid in CATALOG, (variant.name, mid)
+
+
+def test_every_catalog_entry_has_a_labelled_variant():
+    labelled = {mid for variant in VARIANTS for mid in variant.misconceptions}
+    assert set(CATALOG) - labelled == set()
 
 
 def test_each_variant_edits_a_file_of_its_own_exercise_only(course):
@@ -40,6 +86,6 @@ def test_every_edit_applies_exactly_once(course):
 
 
 def test_a_stale_edit_fails_loudly():
-    stale = Variant("01", "stale", "parameter.py", "x", (("no such text", "y"),))
+    stale = Variant("01", "stale", "parameter.py", ("default-data",), (("no such text", "y"),))
     with pytest.raises(ValueError, match="occurs 0 times"):
         stale.apply("class Parameter: pass\n")

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from modlab.cli import main
-from modlab.report import class_statistics, misconception, write_report
+from modlab.report import cause, class_statistics, write_report
 from modlab.runner.batch import Record, ResultStore
 from modlab.runner.records import FAILED, PASSED, SKIPPED, ExerciseResult, SubmissionResult
 from modlab.runner import records
@@ -22,14 +22,18 @@ BARE = "a bare tensor where a Parameter was meant"
 HISTOGRAM_BLUE = (0x4C, 0x72, 0xB0)
 
 
-def student(name: str, first: str, second: str, hint: str = BARE) -> SubmissionResult:
-    """A student with two tests in exercise 01: outcomes as given, 5 points each."""
+def student(name: str, first: str, second: str, hint: tuple[str, str] = ("bare-tensor", BARE)) -> SubmissionResult:
+    """A student with two tests in exercise 01: outcomes as given, 5 points each; each failure
+    differs at the same place, with a smallest case of its own, and shows the misconception ``hint``."""
     tests = []
     for test_name, outcome in (("keeps_storage", first), ("registers_it", second)):
         passed = outcome == PASSED
-        feedback = "" if passed else f"registers it: torch has ['w'], yours has []. Smallest failing case: {name}. Hint: {hint}"
-        tests.append(records.TestResult(test_name, outcome, 5.0 if passed else 0.0, 5.0, feedback=feedback,
-                                public=test_name == "keeps_storage", reason="" if passed else "mismatch"))
+        failure = None if passed else records.Failure(
+            "mismatch", where="_parameters", torch="{'w': 'Parameter'}", yours="{}", smallest_case=name,
+            misconceptions=[{"id": hint[0], "text": hint[1]}])
+        tests.append(records.TestResult(test_name, outcome, 5.0 if passed else 0.0, 5.0,
+                                        feedback=failure.text() if failure else "", public=test_name == "keeps_storage",
+                                        reason="" if passed else "mismatch", failure=failure))
     score = sum(t.score for t in tests)
     return SubmissionResult(name, [ExerciseResult("01", score, 10.0, tests)])
 
@@ -37,10 +41,10 @@ def student(name: str, first: str, second: str, hint: str = BARE) -> SubmissionR
 @pytest.fixture
 def results():
     return [student("ada", PASSED, PASSED), student("bob", PASSED, FAILED), student("cy", FAILED, FAILED),
-            student("dee", PASSED, FAILED, hint="something else"), student("eve", SKIPPED, FAILED)]
+            student("dee", PASSED, FAILED, hint=("other", "something else")), student("eve", SKIPPED, FAILED)]
 
 
-def test_statistics_count_pass_rates_without_skips_and_group_failures_by_hint(course, results):
+def test_statistics_count_pass_rates_without_skips_and_group_failures_by_misconception(course, results):
     [exercise] = class_statistics(course, results)
     assert exercise.scores == [10.0, 5.0, 0.0, 5.0, 0.0]
     storage, registers = exercise.tests["keeps_storage"], exercise.tests["registers_it"]
@@ -49,12 +53,27 @@ def test_statistics_count_pass_rates_without_skips_and_group_failures_by_hint(co
     assert registers.common_feedback() == (BARE, 3)  # the smallest failing case differs, the hint does not
 
 
-def test_misconception_is_the_hint_or_the_failure_without_its_details():
-    assert misconception("doc: torch has 1, yours 2. Smallest failing case: [3]. Hint: fix it", "mismatch") == "fix it"
-    assert misconception("doc: torch has 1, yours 2. Smallest failing case: [3]", "mismatch") == "doc: torch has 1, yours 2"
-    assert misconception("doc: scenario exceeded 10 s", "timeout") == "scenario exceeded 10 s"
-    assert misconception("doc: exercise 01 needs mynn/parameter.py, which is missing from /ada", "missing") == \
-        misconception("doc: exercise 01 needs mynn/parameter.py, which is missing from /bob", "missing")
+def failed(reason: str, **fields) -> records.TestResult:
+    return records.TestResult("t", FAILED, 0.0, 1.0, reason=reason, failure=records.Failure(reason, **fields))
+
+
+def test_cause_is_read_from_the_failure_record_without_the_details_that_differ():
+    hint = [{"id": "tied-twice", "text": "tied weights counted twice"}]
+    assert cause(failed("mismatch", where="a", smallest_case="[3]", misconceptions=hint)) == "tied weights counted twice"
+    assert cause(failed("mismatch", where="root.named_parameters()", torch="[1]", yours="[2]", smallest_case="[3]")) \
+        == cause(failed("mismatch", where="root.named_parameters()", torch="[5]", yours="[6]", smallest_case="[7]")) \
+        == "differs from torch.nn at root.named_parameters()"
+    assert cause(failed("raised", raised={"type": "KeyError", "message": "'w'"})) == "raises KeyError"
+    assert cause(failed("raised", raised={"type": "NotImplementedError", "message": "exercise 01: x"},
+                        explanation="still the stub: fill in x")) == "still the stub: fill in x"
+    assert cause(failed("timeout", message="scenario exceeded 10 s")) == "scenario exceeded 10 s"
+    assert cause(failed("missing", message="exercise 01 needs mynn/parameter.py, missing from /ada")) == \
+        cause(failed("missing", message="exercise 01 needs mynn/parameter.py, missing from /bob"))
+
+
+def test_misconception_table_counts_students_per_misconception(course, results):
+    [exercise] = class_statistics(course, results)
+    assert exercise.showing() == [("bare-tensor", BARE, 3), ("other", "something else", 1)]
 
 
 def test_page_lists_the_hardest_test_first_with_its_misconception(course, results, tmp_path):
@@ -65,6 +84,8 @@ def test_page_lists_the_hardest_test_first_with_its_misconception(course, result
     assert f"{BARE} <em>(3 of 4)</em>" in text
     assert "20%" in text and "75%" in text
     assert "Grading failed for 1 students" in text and "exited with code 7" in text
+    table = text.split('class="misconceptions"', 1)[1].split("</table>", 1)[0]
+    assert "<code>bare-tensor</code>" in table and "3 of 5" in table
     for figure in ("overview.png", "exercise_01.png"):
         assert f'src="{figure}"' in text
         assert (tmp_path / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

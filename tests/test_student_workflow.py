@@ -81,7 +81,7 @@ def test_a_check_failing_in_an_earlier_exercise_says_which_to_fix_first(tmp_path
     kit = kit_copy(tmp_path / "kit", reference=("parameter.py", "walk.py"))
     done = subprocess.run([sys.executable, "-m", "modlab", "check", "03"], cwd=kit, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "fix exercise 02 first" in done.stdout and "Traceback" not in done.stderr
+    assert "in registration.py (exercise 02)" in done.stdout and "Traceback" not in done.stderr
 
 
 def read_archive(path: Path) -> tuple[dict, dict[str, bytes]]:
@@ -204,7 +204,7 @@ def test_the_student_path_from_a_fresh_venv(tmp_path):
 
     checked = student("check", "01")
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "exercise 01: 4 of 4 public checks passed (all passed)" in checked.stdout
+    assert "exercise 01: 9 of 9 public checks passed (all passed)" in checked.stdout
 
     submitted = student("submit", "01", "--student", "ada", MODLAB_START_METHOD="spawn")
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr

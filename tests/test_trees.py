@@ -5,7 +5,8 @@ import json
 import torch
 from hypothesis import HealthCheck, given, settings
 
-from modlab.grading.trees import build_tree, first_occurrences, lookup, module_trees
+from modlab.grading.probes import first_occurrences
+from modlab.grading.trees import build_tree, lookup, module_trees
 
 DRAWS = settings(max_examples=80, derandomize=True, database=None, deadline=None,
                  suppress_health_check=list(HealthCheck))

@@ -8,29 +8,35 @@ from modlab.course import load_course
 
 def register(commands) -> None:
     sub = commands.add_parser(
-        "build", help="generate exercises/ (student stubs and lesson notebooks)",
+        "build", help="generate exercises/ (student stubs and lesson notebooks) and docs/misconceptions.md",
         description="Generate the student starter kit: every solution region of solutions/<package>/ "
                     "becomes `raise NotImplementedError(\"exercise NN: name\")`, signatures and "
-                    "docstrings kept; every lesson lessons/NN_slug.md becomes exercises/NN_slug.ipynb.",
+                    "docstrings kept; every lesson lessons/NN_slug.md becomes exercises/NN_slug.ipynb. "
+                    "Also writes docs/misconceptions.md, the misconception catalog with the checks that "
+                    "name each entry.",
         epilog="examples:\n  modlab build\n  modlab build --check   # exit 1 if exercises/ is stale",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub.add_argument("--check", action="store_true", help="only report files of exercises/ that are out of date")
+    sub.add_argument("--check", action="store_true",
+                     help="only report generated files (exercises/, docs/misconceptions.md) that are out of date")
     sub.set_defaults(run=run_build)
 
 
 def run_build(args) -> int:
     from modlab.build import BuildError, build_exercises, stale_exercises
+    from modlab.catalog_doc import DOC, catalog_doc_is_stale, write_catalog_doc
     from modlab.cli import UsageError
     from modlab.notebooks import build_notebooks, stale_notebooks
 
     course = load_course(args.course)
     try:
         if args.check:
-            stale = [f"{course.package}/{name}" for name in stale_exercises(course)] + stale_notebooks(course)
+            stale = [f"exercises/{course.package}/{name}" for name in stale_exercises(course)]
+            stale += [f"exercises/{name}" for name in stale_notebooks(course)]
+            stale += [str(DOC)] if catalog_doc_is_stale(course) else []
             for name in stale:
-                print(f"exercises/{name} differs from what `modlab build` generates")
+                print(f"{name} differs from what `modlab build` generates")
             return 1 if stale else 0
-        for path in build_exercises(course) + build_notebooks(course):
+        for path in build_exercises(course) + build_notebooks(course) + [write_catalog_doc(course)]:
             print(f"wrote {path.relative_to(course.root)}")
     except BuildError as problem:
         raise UsageError(str(problem)) from None

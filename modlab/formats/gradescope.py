@@ -3,7 +3,9 @@ serve courses that grade on Gradescope (its autograder reads
 ``/autograder/results/results.json``)."""
 from __future__ import annotations
 
-from modlab.runner.records import PASSED, SKIPPED, SubmissionResult
+from modlab.runner.records import FAILED, PASSED, SKIPPED, SubmissionResult
+
+from .feedback import failure_text
 
 
 def gradescope_results(result: SubmissionResult) -> dict:
@@ -16,7 +18,7 @@ def gradescope_results(result: SubmissionResult) -> dict:
                 "score": round(test.score, 4),
                 "max_score": round(test.max_score, 4),
                 "status": "passed" if test.outcome in (PASSED, SKIPPED) else "failed",
-                "output": f"skipped: {test.feedback}" if test.outcome == SKIPPED else test.feedback,
+                "output": _output(test),
                 "visibility": "visible" if test.public else "hidden",
             })
     return {
@@ -25,3 +27,9 @@ def gradescope_results(result: SubmissionResult) -> dict:
         "output": f"{result.score:.2f} of {result.max_score:g} points",
         "tests": tests,
     }
+
+
+def _output(test) -> str:
+    if test.outcome == SKIPPED:
+        return f"skipped: {test.feedback}"
+    return failure_text(test) if test.outcome == FAILED else ""

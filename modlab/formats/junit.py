@@ -5,6 +5,8 @@ from xml.etree import ElementTree as ET
 
 from modlab.runner.records import FAILED, SKIPPED, SubmissionResult
 
+from .feedback import failure_text
+
 
 def junit_xml(results: list[SubmissionResult]) -> str:
     """One ``<testsuite>`` per student and exercise, one ``<testcase>`` per test."""
@@ -27,7 +29,7 @@ def junit_xml(results: list[SubmissionResult]) -> str:
                 })
                 if test.outcome == FAILED:
                     failure = ET.SubElement(case, "failure", message=test.reason or "failed")
-                    failure.text = test.feedback
+                    failure.text = failure_text(test)
                 elif test.outcome == SKIPPED:
                     ET.SubElement(case, "skipped", message=test.feedback)
     ET.indent(suites)

@@ -4,9 +4,11 @@ from __future__ import annotations
 from modlab.course import Course
 from modlab.runner.records import FAILED, SubmissionResult
 
+from .feedback import INDENT, failure_block
+
 
 def score_table(course: Course, result: SubmissionResult, feedback: bool = True) -> str:
-    """One row per exercise, then one line of feedback per failed test."""
+    """One row per exercise, then the feedback of each failed test (see :mod:`.feedback`)."""
     titles = {e.id: e.title for e in course.exercises}
     width = max(len(titles[e.id]) for e in result.exercises)
     lines = [f"{'ex':<3} {'title':<{width}} {'score':>13}  passed failed skipped"]
@@ -24,5 +26,6 @@ def score_table(course: Course, result: SubmissionResult, feedback: bool = True)
             if failed and not exercise.error:
                 lines.append("")
             for test in failed if not exercise.error else []:
-                lines.append(f"{exercise.id} FAILED {test.name}: {test.feedback}")
+                block = failure_block(test)
+                lines += [f"{exercise.id} {block[0]}"] + [INDENT + line for line in block[1:]]
     return "\n".join(lines)

@@ -1,12 +1,12 @@
-"""The trusted side of grading: scenarios, observations, comparison, hints.
+"""The trusted side of grading: scenarios, observations, comparison, misconceptions.
 
 Grader files import what they need from here::
 
-    from modlab.grading import hints, outcome, scenario
+    from modlab.grading import outcome, scenario
+    from modlab.grading.probes import registers
 """
-from . import hints
 from .compare import Tolerance
 from .observe import outcome
 from .scenario import scenario
 
-__all__ = ["Tolerance", "hints", "outcome", "scenario"]
+__all__ = ["Tolerance", "outcome", "scenario"]

@@ -1,12 +1,18 @@
-"""Compare two observations (plain data) and describe the first difference.
+"""Compare two observations (plain data) and locate the first difference.
 
 Runs on the trusted side only. Values that torch fixes exactly (names, order,
 shapes, dtypes, initial weights under a seed) compare bit for bit; a scenario
 that computes floats by a route a correct student may legitimately vary
 passes a :class:`Tolerance`.
+
+A difference is located in the observation's own names: a scenario returns
+``{"parameters": ..., "buffers": ...}``, and a list of ``[name, value]`` pairs
+(what ``named_parameters()`` yields) is compared name by name, so the place
+reads ``parameters · 'decoder.weight' · dtype`` rather than ``[0][3][1]``.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import torch
@@ -14,6 +20,7 @@ import torch
 from .observe import DICT, FLOAT, OBJECT, RAISED, TENSOR, TUPLE, decode_tensor
 
 TENSOR_FIELDS = ("class", "dtype", "shape", "device", "requires_grad")
+KEY, NAME, INDEX, FIELD = "key", "name", "index", "field"
 
 
 @dataclass(frozen=True)
@@ -25,21 +32,60 @@ class Tolerance:
 
 
 @dataclass(frozen=True)
-class Difference:
-    """Where two observations part, and what each world had there."""
+class Step:
+    """One step into an observation: a field of a dict (``KEY``), the value of a
+    named pair (``NAME``), a position in a list (``INDEX``) or a tensor's
+    attribute (``FIELD``)."""
 
-    path: str
+    kind: str
+    value: str | int
+
+    def __str__(self) -> str:
+        if self.kind == NAME:
+            return repr(self.value)
+        if self.kind == INDEX:
+            return f"[{self.value}]"
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where two observations part, and what each world had there.
+
+    Attributes:
+        path: the steps from the observation's top to the place they part.
+        expected: torch.nn's value there (encoded plain data).
+        actual: the submission's value there.
+        detail: what differs, when the values alone do not say (``missing
+            `decoder.weight```, ``largest gap 0.3``).
+        missing: names torch has there and the submission lacks.
+        extra: names the submission has there and torch lacks (a name the
+            submission has more often than torch counts once per repeat).
+    """
+
+    path: tuple[Step, ...]
     expected: object
     actual: object
     detail: str = ""
+    missing: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
 
-    def describe(self) -> str:
-        where = f" at {self.path}" if self.path else ""
-        detail = f" ({self.detail})" if self.detail else ""
-        return f"torch.nn gave {show(self.expected)}, your mynn gave {show(self.actual)}{where}{detail}"
+    @property
+    def where(self) -> str:
+        """The path in the observation's names: ``parameters · 'decoder.weight' · dtype``."""
+        return " · ".join(str(step) for step in self.path)
+
+    def passes(self, kind: str, value) -> bool:
+        """Whether the path goes through this step (``passes(KEY, "buffers")``)."""
+        return Step(kind, value) in self.path
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The dict keys and pair names along the path, outermost first."""
+        return tuple(step.value for step in self.path if step.kind in (KEY, NAME))
 
 
-def compare(expected, actual, tolerance: Tolerance | None = None, path: str = "") -> Difference | None:
+def compare(expected, actual, tolerance: Tolerance | None = None, path: tuple[Step, ...] = ()) -> Difference | None:
     """The first difference between torch's observation and the submission's, or None."""
     if _tag(expected) != _tag(actual):
         return Difference(path, expected, actual)
@@ -49,40 +95,61 @@ def compare(expected, actual, tolerance: Tolerance | None = None, path: str = ""
     if tag == RAISED:
         same = expected[RAISED]["type"] == actual[RAISED]["type"]
         return None if same else Difference(path, expected, actual)
+    if tag == DICT:
+        return _compare_named(expected[DICT], actual[DICT], tolerance, path, KEY)
     if tag in (TUPLE, "list"):
         items_e, items_a = (expected[TUPLE], actual[TUPLE]) if tag == TUPLE else (expected, actual)
-        return _compare_sequences(items_e, items_a, tolerance, path)
-    if tag == DICT:
-        keys_e = [key for key, _ in expected[DICT]]
-        keys_a = [key for key, _ in actual[DICT]]
-        if keys_e != keys_a:
-            return Difference(path, keys_e, keys_a, _key_detail(keys_e, keys_a))
-        for (key, item_e), (_, item_a) in zip(expected[DICT], actual[DICT]):
-            found = compare(item_e, item_a, tolerance, f"{path}[{key!r}]")
-            if found:
-                return found
-        return None
+        if _named_or_empty(items_e) and _named_or_empty(items_a) and (items_e or items_a):
+            return _compare_named(items_e, items_a, tolerance, path, NAME)
+        return _compare_sequences(items_e, items_a, tolerance, path, expected, actual)
     if tag == "float" and tolerance is not None:
         close = abs(actual - expected) <= tolerance.atol + tolerance.rtol * abs(expected)
         return None if close else Difference(path, expected, actual)
     return None if expected == actual else Difference(path, expected, actual)
 
 
-def _compare_sequences(expected: list, actual: list, tolerance, path: str) -> Difference | None:
-    if len(expected) != len(actual):
-        detail = _key_detail(expected, actual) if _all_strings(expected, actual) else f"{len(expected)} items vs {len(actual)}"
-        return Difference(path, expected, actual, detail)
-    for index, (item_e, item_a) in enumerate(zip(expected, actual)):
-        found = compare(item_e, item_a, tolerance, f"{path}[{index}]")
+def is_named_list(items) -> bool:
+    """Whether a list holds ``[name, value]`` pairs only (and at least one)."""
+    return bool(items) and all(isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                               for item in items)
+
+
+def _named_or_empty(items) -> bool:
+    return not items or is_named_list(items)
+
+
+def _compare_named(pairs_e: list, pairs_a: list, tolerance, path, kind: str) -> Difference | None:
+    """Names first (which, how often, in what order: the difference then shows
+    the names alone), then each value by its name."""
+    names_e = [name for name, _ in pairs_e]
+    names_a = [name for name, _ in pairs_a]
+    if names_e != names_a:
+        missing, extra = _multiset_gaps(names_e, names_a)
+        return Difference(path, names_e, names_a, _names_detail(missing, extra), tuple(missing), tuple(extra))
+    for (name, item_e), (_, item_a) in zip(pairs_e, pairs_a):
+        found = compare(item_e, item_a, tolerance, path + (Step(kind, name),))
         if found:
             return found
     return None
 
 
-def _compare_tensors(expected: dict, actual: dict, tolerance, path: str) -> Difference | None:
+def _compare_sequences(items_e: list, items_a: list, tolerance, path, whole_e, whole_a) -> Difference | None:
+    if len(items_e) != len(items_a):
+        if _all_strings(items_e, items_a):
+            missing, extra = _multiset_gaps(items_e, items_a)
+            return Difference(path, whole_e, whole_a, _names_detail(missing, extra), tuple(missing), tuple(extra))
+        return Difference(path, whole_e, whole_a, f"{len(items_e)} items vs {len(items_a)}")
+    for index, (item_e, item_a) in enumerate(zip(items_e, items_a)):
+        found = compare(item_e, item_a, tolerance, path + (Step(INDEX, index),))
+        if found:
+            return found
+    return None
+
+
+def _compare_tensors(expected: dict, actual: dict, tolerance, path) -> Difference | None:
     for field in TENSOR_FIELDS:
         if expected[field] != actual[field]:
-            return Difference(f"{path}.{field}" if path else field, expected[field], actual[field])
+            return Difference(path + (Step(FIELD, field),), expected[field], actual[field])
     if expected["data"] == actual["data"]:
         return None
     if tolerance is not None and expected["dtype"] in _FLOATING:
@@ -118,17 +185,21 @@ def _all_strings(*lists) -> bool:
     return all(isinstance(item, str) for items in lists for item in items)
 
 
-def _key_detail(expected: list, actual: list) -> str:
-    missing = [key for key in expected if key not in actual]
-    extra = [key for key in actual if key not in expected]
+def _multiset_gaps(expected: list, actual: list) -> tuple[list, list]:
+    """Names torch has more often than the submission, and the other way round."""
+    want, got = Counter(expected), Counter(actual)
+    missing = [name for name in dict.fromkeys(expected) for _ in range(want[name] - got[name])]
+    extra = [name for name in dict.fromkeys(actual) for _ in range(got[name] - want[name])]
+    return missing, extra
+
+
+def _names_detail(missing: list, extra: list) -> str:
     parts = []
     if missing:
         parts.append("missing " + ", ".join(f"`{k}`" for k in missing[:5]))
     if extra:
         parts.append("extra " + ", ".join(f"`{k}`" for k in extra[:5]))
-    if not parts:
-        parts.append("same names in a different order")
-    return "; ".join(parts)
+    return "; ".join(parts) or "same names in a different order"
 
 
 def show(value, limit: int = 160) -> str:

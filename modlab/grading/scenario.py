@@ -4,14 +4,19 @@ A scenario is a function of ``nn`` (plus optional ``device`` and ``spec``).
 The runner calls it once with ``nn = torch.nn`` and once with the graded
 package, each in its own process, and compares what the two return::
 
-    @scenario(points=2, public=True, hint=hints.PLAIN_LIST)
+    @scenario(points=2, public=True, misconceptions=["children-first"])
     def own_members_before_children(nn):
         class Net(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.body = nn.Linear(2, 2)
                 self.scale = nn.Parameter(torch.ones(1))
-        return [name for name, _ in Net().named_parameters()]
+        return {"net.named_parameters()": [name for name, _ in Net().named_parameters()]}
+
+A scenario returns its observation with named fields (a dict), so a
+difference reads in the scenario's own terms; ``misconceptions`` lists the
+catalog entries (:mod:`modlab.grading.misconceptions`) whose detectors are
+worth trying on its failures.
 
 Grader files are ordinary pytest files: the ``modlab.grading.plugin`` pytest
 plugin collects every scenario as a test, and ``modlab grade`` runs the same
@@ -43,7 +48,7 @@ class Scenario:
     body: Callable
     points: float = 1.0
     public: bool = False
-    hint: str | Callable | None = None
+    misconceptions: tuple[str, ...] = ()
     tolerance: Tolerance | None = None
     devices: tuple[str, ...] = ("cpu",)
     specs: object = None  # a Hypothesis strategy drawing the `spec` argument
@@ -84,16 +89,15 @@ class Case:
         return args
 
 
-def scenario(points: float = 1, public: bool = False, hint=None, tolerance: Tolerance | None = None,
+def scenario(points: float = 1, public: bool = False, misconceptions=(), tolerance: Tolerance | None = None,
              devices: bool = False, specs=None, examples: int = 25):
     """Register the decorated function as a graded scenario of its grader file's exercise.
 
     Args:
         points: the weight of this scenario within its exercise.
         public: released to students as a local check.
-        hint: the misconception a difference points to: a string, or a
-            function of the :class:`~modlab.grading.compare.Difference`
-            returning a string or None.
+        misconceptions: ids of catalog entries whose detectors may explain
+            a failure of this scenario; a hint is shown only when one fires.
         tolerance: compare floating-point tensors with this tolerance
             instead of bit for bit.
         devices: run once per device (``cpu`` and ``cuda``); the body then
@@ -104,7 +108,15 @@ def scenario(points: float = 1, public: bool = False, hint=None, tolerance: Tole
 
     Returns:
         The :class:`Scenario` (grader files keep it as a module attribute).
+
+    Raises:
+        ValueError: the grader file is misnamed, or a misconception id is not
+            in the catalog.
     """
+    from .misconceptions import unknown
+
+    if unknown(misconceptions):
+        raise ValueError(f"unknown misconception ids {unknown(misconceptions)}: add them to modlab/grading/misconceptions/")
 
     def register(body: Callable) -> Scenario:
         file = body.__code__.co_filename
@@ -118,7 +130,7 @@ def scenario(points: float = 1, public: bool = False, hint=None, tolerance: Tole
             body=body,
             points=float(points),
             public=public,
-            hint=hint,
+            misconceptions=tuple(misconceptions),
             tolerance=tolerance,
             devices=DEVICES if devices else ("cpu",),
             specs=specs,

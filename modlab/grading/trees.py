@@ -6,7 +6,7 @@ it in the trusted process; a scenario body builds it with its own ``nn``::
 
     @scenario(specs=module_trees())
     def names_match(nn, spec):
-        return named_tensors(build_tree(nn, spec).named_parameters())
+        return {"root.named_parameters()": named_tensors(build_tree(nn, spec).named_parameters())}
 
 The root is a plain ``nn.Module`` whose members are a list of
 ``[name, member]`` pairs (a list, not a dict: pairs keep their order through
@@ -210,32 +210,6 @@ def leaf_class(nn):
 
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
-
-
-# Plain-data views that graders return as observations.
-
-def named_tensors(pairs) -> list:
-    """``[[name, tensor], ...]``: names, order, and every tensor's dtype, shape,
-    requires_grad and values."""
-    return [[name, tensor] for name, tensor in pairs]
-
-
-def named_shapes(pairs) -> list:
-    """``[[name, shape], ...]``: names, order and shapes only (``None`` for a
-    ``None`` a walk should not have yielded)."""
-    return [[name, None if tensor is None else list(tensor.shape)] for name, tensor in pairs]
-
-
-def named_types(pairs) -> list:
-    """``[[name, class name], ...]`` for named modules or children (``None`` for ``None``)."""
-    return [[name, None if module is None else type(module).__name__] for name, module in pairs]
-
-
-def first_occurrences(items) -> list[int]:
-    """For each item, the index where the same object (by identity) first
-    appeared: ``[0, 1, 0]`` says the third item is the first one again."""
-    seen: dict[int, int] = {}
-    return [seen.setdefault(id(item), index) for index, item in enumerate(items)]
 
 
 def lookup(root, dotted: str):

@@ -34,7 +34,6 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 from traitlets import Enum, Unicode
 
 from modlab.course import Course, load_course
-from modlab.grading.loader import load_scenarios
 from modlab.runner.grade import GradeOptions, grade_exercise
 
 from .notebook import SCORE_CELL_ID
@@ -78,7 +77,6 @@ class GradeSubmission(NbGraderPreprocessor):
             coursedir = CourseDirectory(config=self.config)
             submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
             result = grade_exercise(course, exercise, submitted / course.package, GradeOptions(device=self.device))
-            scenarios = load_scenarios(course, exercise)
         except Exception as problem:
             self.log.error("modlab could not grade %s of %s, so it has no score: %s: %s",
                            assignment, student, type(problem).__name__, problem)
@@ -89,7 +87,7 @@ class GradeSubmission(NbGraderPreprocessor):
                       result.passed, result.failed, result.skipped, time.monotonic() - started)
         if result.error:
             self.log.warning("%s %s: scored 0 because %s", student, assignment, result.error)
-        resources["modlab"] = {"exercise": exercise, "result": result, "scenarios": scenarios}
+        resources["modlab"] = {"exercise": exercise, "result": result}
         return nb, resources
 
 
@@ -141,7 +139,7 @@ def score_outputs(graded: dict) -> list:
     """The feedback as printed text, then the score as the cell's value (nbgrader's partial credit)."""
     exercise, result = graded["exercise"], graded["result"]
     score = min(round(result.score, 4), float(exercise.points))
-    return [v4.new_output("stream", name="stdout", text=score_text(exercise, result, graded["scenarios"]) + "\n"),
+    return [v4.new_output("stream", name="stdout", text=score_text(exercise, result) + "\n"),
             v4.new_output("execute_result", data={"text/plain": repr(score)}, execution_count=None)]
 
 

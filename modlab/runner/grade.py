@@ -18,17 +18,18 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from modlab.course import Course, Exercise
 from modlab.grading.compare import Difference, compare, show
-from modlab.grading.hints import explain
+from modlab.grading.evidence import Evidence
+from modlab.grading.explain import Graded, explain_raised, stub_function
 from modlab.grading.loader import grader_file, load_scenarios
-from modlab.grading.observe import RAISED
+from modlab.grading.misconceptions import detect
+from modlab.grading.observe import RAISED as RAISED_TAG
 from modlab.grading.scenario import Case
 
 from .process import WorkerFailed, WorkerProcess
-from .records import FAILED, PASSED, SKIPPED, ExerciseResult, SubmissionResult, TestResult
+from .records import (FAILED, MISMATCH, PASSED, RAISED, SKIPPED, WORKER_REASONS, ExerciseResult, Failure,
+                      SubmissionResult, TestResult)
 
 GRAFT, WHOLE = "graft", "whole"
-# Failures of the worker, not of the answer: the same for every spec.
-WORKER_FAILURES = ("timeout", "crash", "import", "limit", "tamper", "protocol")
 CUDA_ABSENT = "CUDA not available"
 
 
@@ -52,19 +53,42 @@ class GradeOptions:
 
 
 class Problem(Exception):
-    """Why one case failed, ready to be rendered as feedback."""
+    """Why one case failed, as the comparison found it (see :meth:`ExerciseGrading.failure`).
 
-    def __init__(self, kind: str, text: str, difference: Difference | None = None, raised: dict | None = None):
-        super().__init__(text)
-        self.kind, self.text, self.difference, self.raised = kind, text, difference, raised
+    Attributes:
+        reason: one of ``records.REASONS``.
+        message: what happened, for reasons that compared nothing.
+        difference: where the observations part (``mismatch``).
+        raised: the submission's exception record (``raised``, ``import``).
+        expected: torch.nn's whole observation; ``actual``: the submission's.
+        spec: the failing Hypothesis spec, if drawn.
+    """
+
+    def __init__(self, reason: str, message: str = "", *, difference: Difference | None = None,
+                 raised: dict | None = None, expected=None, actual=None):
+        super().__init__(message or reason)
+        self.reason, self.message, self.difference, self.raised = reason, message, difference, raised
+        self.expected, self.actual = expected, actual
         self.spec = None
+
+    @property
+    def stub(self) -> tuple[str, str] | None:
+        """``(exercise, function)`` when a stub raised, in the scenario or inside any ``outcome()``."""
+        if self.raised is not None:
+            return stub_function(self.raised)
+        found = _stub_record(self.actual)
+        return stub_function(found) if found else None
+
+    def stops_search(self) -> bool:
+        """A hang, a crash, a failed import or a stub fails alike for every spec: nothing to shrink."""
+        return self.reason in WORKER_REASONS or self.stub is not None
 
 
 class _StopSearch(BaseException):
     """Ends a Hypothesis search at once (Hypothesis shrinks on Exceptions only)."""
 
     def __init__(self, problem: Problem):
-        super().__init__(problem.text)
+        super().__init__(problem.reason)
         self.problem = problem
 
 
@@ -176,13 +200,15 @@ class ExerciseGrading:
         self.course, self.exercise, self.options = course, exercise, options
         self.oracle = oracle_for(course)
         self.deadline: float | None = None  # set when the submission's code first runs
-        self.error = ""
+        self.error, self.worker = "", None
+        graft = not whole_package(exercise, options.mode)
         try:
             sources = package_sources(course, exercise, package_dir, options.mode)
         except (FileNotFoundError, UnicodeDecodeError) as missing:
-            self.error, self.worker = str(missing), None
-        else:
-            own = sorted(sources) if whole_package(exercise, options.mode) else list(exercise.files)
+            self.error, sources = str(missing), {}
+        own = list(exercise.files) if graft else sorted(sources)
+        self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), reference_sources(course))
+        if sources:
             world = {"kind": "package", "package": course.package, "sources": sources, "own": own}
             self.worker = WorkerProcess(world, all_grader_files(course), limits=course.limits)
 
@@ -198,7 +224,8 @@ class ExerciseGrading:
 
     def check(self, case: Case) -> TestResult:
         started = time.monotonic()
-        test = TestResult(name=case.name, outcome=PASSED, score=0.0, max_score=0.0, public=case.scenario.public)
+        test = TestResult(name=case.name, outcome=PASSED, score=0.0, max_score=0.0, public=case.scenario.public,
+                          doc=case.scenario.doc)
         skip = self._skip_reason(case)
         if skip:
             test.outcome, test.feedback = SKIPPED, skip
@@ -213,7 +240,8 @@ class ExerciseGrading:
             else:
                 self._search(case)
         except Problem as problem:
-            test.outcome, test.reason, test.feedback = FAILED, problem.kind, self._feedback(case, problem)
+            test.failure = self.failure(case, problem)
+            test.outcome, test.reason, test.feedback = FAILED, problem.reason, test.failure.text(case.scenario.doc)
         test.seconds = time.monotonic() - started
         return test
 
@@ -242,16 +270,11 @@ class ExerciseGrading:
             raise self._worker_problem(failed) from None
         if "observation" not in actual:
             raised = actual.get("raised") or {"type": "unknown", "message": ""}
-            if RAISED in _as_dict(expected["observation"]):
-                want = expected["observation"][RAISED]["type"]
-                text = f"torch.nn raised {want}, your mynn raised {raised['type']}: {raised['message']}"
-            else:
-                text = f"your mynn raised {raised['type']}: {raised['message']}"
-            raise Problem("raised", _one_line(text), raised=raised)
+            raise Problem(RAISED, raised=raised, expected=expected["observation"])
         difference = compare(expected["observation"], actual["observation"], case.scenario.tolerance)
         if difference:
-            raised = _raised_of(difference.actual)
-            raise Problem("mismatch", difference.describe(), difference, raised)
+            raise Problem(MISMATCH, difference=difference, expected=expected["observation"],
+                          actual=actual["observation"])
 
     def _search(self, case: Case) -> None:
         """Compare on many specs drawn by Hypothesis; keep the smallest that fails.
@@ -277,7 +300,7 @@ class ExerciseGrading:
                 self._compare(case, case.arguments(spec))
             except Problem as problem:
                 problem.spec = spec
-                if _stops_search(problem):
+                if problem.stops_search():
                     raise _StopSearch(problem) from None
                 raise
 
@@ -299,7 +322,7 @@ class ExerciseGrading:
             try:
                 self._compare(case, case.arguments(spec))
             except Problem as problem:
-                if not _stops_search(problem):
+                if not problem.stops_search():
                     return False
                 problem.spec = spec
                 raise
@@ -310,23 +333,58 @@ class ExerciseGrading:
             error = self.worker.load_error or {}
             where = f" ({error['file']}:{error.get('line', '?')})" if error.get("file") else ""
             self.error = f"your package did not import: {error.get('type')}{where}: {error.get('message', '')}"
-            return Problem("import", self.error, raised=error)
+            return Problem("import", "your package did not import", raised=error)
         return Problem(failed.kind, str(failed))
 
-    def _feedback(self, case: Case, problem: Problem) -> str:
-        lead = f"{case.scenario.doc}: " if case.scenario.doc else ""
-        hints = explain(case.scenario, problem.difference, problem.raised,
-                        self._exercise_of_file, self.exercise.id)
-        text = lead + problem.text
-        if problem.spec is not None:
-            text += f". Smallest failing case: {show(problem.spec, 300)}"
-        if hints:
-            text += ". Hint: " + "; ".join(hints)
-        return _one_line(text)
+    def failure(self, case: Case, problem: Problem) -> Failure:
+        """The failure record: what each world did, where, and what it means.
 
-    def _exercise_of_file(self, relpath: str) -> str | None:
-        found = self.course.exercise_of_file(relpath)
-        return found.id if found else None
+        A hint is a misconception whose detector found evidence in this very
+        failure; a stub (nothing written yet) gets none, and an exception gets
+        the explanation its record supports.
+        """
+        failure = Failure(problem.reason, message=problem.message,
+                          smallest_case=None if problem.spec is None else show(problem.spec, 300))
+        evidence = None
+        if problem.difference is not None:
+            found = problem.difference
+            failure.where, failure.detail = found.where, found.detail
+            failure.torch, failure.yours = show(found.expected), show(found.actual)
+            inside = _stub_record(problem.actual)
+            if inside:
+                failure.explanation = explain_raised(inside, self.graded)
+            evidence = Evidence.of(problem.expected, problem.actual, found, None, case.scenario.tolerance)
+        elif problem.raised is not None:
+            failure.raised = self._with_exercise(problem.raised)
+            failure.explanation = explain_raised(problem.raised, self.graded)
+            evidence = Evidence.of(problem.expected, None, None, problem.raised)
+        if evidence is not None and problem.stub is None:
+            failure.misconceptions = [m.as_record() for m in detect(case.scenario.misconceptions, evidence)]
+        return failure
+
+    def _with_exercise(self, raised: dict) -> dict:
+        """The exception record as the failure shows it: type, message, file, line, exercise."""
+        shown = {key: raised[key] for key in ("type", "message", "file", "line") if key in raised}
+        if raised.get("file") in self.graded.exercise_of_file:
+            shown["exercise"] = self.graded.exercise_of_file[raised["file"]]
+        return shown
+
+
+def files_by_exercise(course: Course) -> dict[str, str]:
+    """Each package file's exercise: ``{"walk.py": "03", ...}``."""
+    return {name: exercise.id for exercise in course.exercises for name in exercise.files}
+
+
+_reference_sources: dict[str, dict[str, str]] = {}
+
+
+def reference_sources(course: Course) -> dict[str, str]:
+    """The reference package's files, read once per process."""
+    key = str(course.solutions)
+    if key not in _reference_sources:
+        _reference_sources[key] = {path.name: path.read_text(encoding="utf-8")
+                                   for path in sorted(course.solutions.glob("*.py"))}
+    return _reference_sources[key]
 
 
 def _scored(exercise: Exercise, cases: list[Case], tests: list[TestResult], started: float,
@@ -347,24 +405,17 @@ def _scored(exercise: Exercise, cases: list[Case], tests: list[TestResult], star
     )
 
 
-def _stops_search(problem: Problem) -> bool:
-    return problem.kind in WORKER_FAILURES or _is_stub(problem)
-
-
-def _is_stub(problem: Problem) -> bool:
-    """The submission raised a stub's ``NotImplementedError("exercise NN: ...")``."""
-    raised = problem.raised or {}
-    return raised.get("type") == "NotImplementedError" and raised.get("message", "").startswith("exercise ")
-
-
-def _raised_of(observation) -> dict | None:
-    return observation[RAISED] if RAISED in _as_dict(observation) else None
-
-
-def _as_dict(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _one_line(text: str, limit: int = 900) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _stub_record(observation, depth: int = 0) -> dict | None:
+    """The first exception record in an observation that a stub raised, if any."""
+    if depth > 60:
+        return None
+    if isinstance(observation, dict):
+        if RAISED_TAG in observation:
+            return observation[RAISED_TAG] if stub_function(observation[RAISED_TAG]) else None
+        observation = list(observation.values())
+    if isinstance(observation, list):
+        for item in observation:
+            found = _stub_record(item, depth + 1)
+            if found:
+                return found
+    return None

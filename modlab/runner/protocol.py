@@ -123,8 +123,15 @@ def check_answer(answer: dict) -> dict:
 def _is_raised(raised) -> bool:
     return (isinstance(raised, dict) and isinstance(raised.get("type"), str)
             and isinstance(raised.get("message"), str)
-            and isinstance(raised.get("file", ""), str) and isinstance(raised.get("line", 0), int)
-            and isinstance(raised.get("limit", ""), str))
+            and all(isinstance(raised.get(key, ""), str) for key in ("file", "limit", "by", "name"))
+            and isinstance(raised.get("line", 0), int) and _is_frames(raised.get("frames", [])))
+
+
+def _is_frames(frames) -> bool:
+    """``[[file, line, function], ...]``, as the worker records an exception's path."""
+    return isinstance(frames, list) and len(frames) <= 50 and all(
+        isinstance(f, list) and len(f) == 3 and isinstance(f[0], str) and isinstance(f[1], int)
+        and isinstance(f[2], str) for f in frames)
 
 
 def _check_value(value, depth: int) -> None:

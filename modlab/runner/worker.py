@@ -30,12 +30,11 @@ import random
 import shutil
 import sys
 import tempfile
-import traceback
 
 import torch
 
 from modlab.grading import observe
-from modlab.grading.scenario import REGISTRY
+from modlab.grading.scenario import GRADER_FILE, REGISTRY
 
 from . import tamper
 from .sandbox import Policy, confine
@@ -91,19 +90,50 @@ def load_world(world: dict):
 
 
 def failure(exc: BaseException, package: str | None) -> dict:
-    """An exception as plain data, with the package file and line it came from."""
+    """An exception as plain data: type and message, the package file and line
+    it came from, the package frames it passed through (outermost first, with
+    each function's qualified name), who was running when it was raised (the
+    package's code, or the scenario's own), and the missing name of an
+    ``AttributeError`` or ``NameError``."""
     record = {"type": type(exc).__name__, "message": _text(exc)[:500]}
-    frames = traceback.extract_tb(exc.__traceback__)
+    frames = list(_frames(exc.__traceback__))
     if isinstance(exc, SyntaxError) and exc.filename:
-        frames.append(traceback.FrameSummary(exc.filename, exc.lineno or 0, "<module>"))
-    ours = [f for f in frames if package and f.filename.startswith(f"{package}/")]
+        frames.append((exc.filename, exc.lineno or 0, "<module>"))
+    ours = [(f.split("/", 1)[1], line, name) for f, line, name in frames if package and f.startswith(f"{package}/")]
     if ours:
-        record["file"] = ours[-1].filename.split("/", 1)[1]
-        record["line"] = ours[-1].lineno
+        record["file"], record["line"] = ours[-1][0], ours[-1][1]
+        record["frames"] = [list(frame) for frame in ours[-MAX_FRAMES:]]
+        record["by"] = _raised_by(frames, package)
+    missing = getattr(exc, "name", None)  # an ImportError's .name is the module's, not the missing name's
+    if isinstance(exc, (AttributeError, NameError)) and isinstance(missing, str):
+        record["name"] = missing[:200]
     limit = _limit_reached(exc)
     if limit:
         record["limit"] = limit
     return record
+
+
+MAX_FRAMES = 12
+
+
+def _frames(tb):
+    """``(filename, line, qualified name)`` of each frame, outermost first."""
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        yield code.co_filename, tb.tb_lineno, getattr(code, "co_qualname", code.co_name)
+        tb = tb.tb_next
+
+
+def _raised_by(frames: list, package: str) -> str:
+    """``package`` if the package's code was running when the exception was
+    raised (perhaps inside torch, called from it), ``scenario`` if the
+    grader's own code was (on something the package returned)."""
+    for filename, _, _ in reversed(frames):
+        if filename.startswith(f"{package}/"):
+            return "package"
+        if GRADER_FILE.search(filename) or f"{os.sep}modlab{os.sep}grading{os.sep}" in filename:
+            return "scenario"
+    return "package"
 
 
 def _limit_reached(exc: BaseException | None) -> str:

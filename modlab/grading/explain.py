@@ -1,0 +1,123 @@
+"""What a submission's exception means, from the facts the worker recorded.
+
+When a scenario raises in the submission's world, the feedback does not
+guess a misconception from the scenario: it explains the exception itself,
+and only with what the exception record shows:
+
+- a stub still raising ``NotImplementedError("exercise 03: named_parameters")``;
+- a name the student's file uses that the reference package lacks, when the
+  exercise is graded on top of the reference (``graft``): the student kept a
+  helper in another exercise's file, which grading replaces;
+- an exception raised inside another exercise's file: in a graft, the
+  course's own file, called from the student's; in a local check of the whole
+  package, the student's own earlier exercise;
+- the check's own code failing on what the submission returned.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+STUB = re.compile(r"exercise (\d\d): (.+)")
+QUOTED_NAME = re.compile(r"(?:attribute|name) '([A-Za-z_][A-Za-z0-9_]*)'")
+MISSING_NAME_ERRORS = ("AttributeError", "NameError", "ImportError")
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What was graded, as an explanation needs it.
+
+    Attributes:
+        exercise: the graded exercise's id.
+        own: the files that are the submission's (the rest are the reference's
+            in a graft).
+        graft: whether the other files are the course's reference.
+        exercise_of_file: maps a package file (``walk.py``) to its exercise id.
+        reference_sources: the reference package's files, ``{file: text}``.
+    """
+
+    exercise: str
+    own: tuple[str, ...]
+    graft: bool
+    exercise_of_file: dict[str, str] = field(default_factory=dict)
+    reference_sources: dict[str, str] = field(default_factory=dict)
+
+
+def stub_function(raised: dict) -> tuple[str, str] | None:
+    """``(exercise id, function)`` if the exception is a stub's, else None."""
+    if raised.get("type") != "NotImplementedError":
+        return None
+    found = STUB.fullmatch(raised.get("message", ""))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def explain_raised(raised: dict, graded: Graded) -> str:
+    """The explanation of one exception, or ``""`` when the facts say no more
+    than the exception itself (type, message, file:line)."""
+    stub = stub_function(raised)
+    if stub:
+        exercise, function = stub
+        where = raised.get("file", "your package")
+        of = "" if exercise == graded.exercise else f" (exercise {exercise})"
+        return f"still the stub: fill in {function} in {where}{of}"
+    if raised.get("by") == "scenario":
+        return "the check's own code failed on what your mynn returned"
+    missing = _missing_name(raised, graded)
+    if missing:
+        return missing
+    return _foreign_file(raised, graded)
+
+
+def _missing_name(raised: dict, graded: Graded) -> str:
+    """A name the student's own file uses that the reference package does not provide."""
+    if not graded.graft or raised.get("type") not in MISSING_NAME_ERRORS:
+        return ""
+    name = raised.get("name") or _quoted_name(raised.get("message", ""))
+    own_frame = _innermost(raised, graded.own)
+    if not name or own_frame is None or _defined_in(name, graded.reference_sources):
+        return ""
+    own_file, line = own_frame
+    files = " and ".join(graded.own)
+    return (f"your {own_file}:{line} uses `{name}`, which the course's reference package does not provide: "
+            f"exercise {graded.exercise} is graded with your {files} inside the reference package, so keep "
+            f"what {files} needs in {files}")
+
+
+def _foreign_file(raised: dict, graded: Graded) -> str:
+    """Raised inside another exercise's file: the student's own in a local check
+    of the whole package, the course's reference in a graft."""
+    file = raised.get("file", "")
+    origin = graded.exercise_of_file.get(file)
+    where = f"{file}:{raised.get('line', '?')}"
+    if not graded.graft:
+        if origin and origin != graded.exercise:
+            return f"the failure is inside exercise {origin}'s code ({where}): fix exercise {origin} first " \
+                   f"(`modlab check {origin}`)"
+        return ""
+    if not file or file in graded.own:
+        return ""
+    own_frame = _innermost(raised, graded.own)
+    if own_frame is None:
+        return ""
+    of = f" (exercise {origin}, the course's reference here)" if origin else " (the course's reference)"
+    return f"raised inside {where}{of}, called from your {own_frame[0]}:{own_frame[1]}: look at what your code passed to it"
+
+
+def _innermost(raised: dict, files: tuple[str, ...]) -> tuple[str, int] | None:
+    """The innermost frame of the exception in one of ``files``, as (file, line)."""
+    for file, line, _ in reversed(raised.get("frames", [])):
+        if file in files:
+            return file, line
+    return None
+
+
+def _quoted_name(message: str) -> str:
+    found = QUOTED_NAME.search(message)
+    return found.group(1) if found else ""
+
+
+def _defined_in(name: str, sources: dict[str, str]) -> bool:
+    """Whether any reference file defines or assigns ``name`` (a plain text test:
+    a false "defined" only withholds an explanation, it never gives a wrong one)."""
+    pattern = re.compile(rf"(def|class)\s+{re.escape(name)}\b|\b{re.escape(name)}\s*=[^=]|import .*\b{re.escape(name)}\b")
+    return any(pattern.search(text) for text in sources.values())
