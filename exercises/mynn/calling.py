@@ -174,7 +174,7 @@ class Calling:
         Returns:
             RemovableHandle: ``handle.remove()`` unregisters the hook.
         """
-        return _register(self._backward_pre_hooks, hook, prepend, [])
+        return _stored(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """Given: register ``hook(module, grad_input, grad_output)``, called when
@@ -184,7 +184,7 @@ class Calling:
         Returns:
             RemovableHandle: ``handle.remove()`` unregisters the hook.
         """
-        return _register(self._backward_hooks, hook, prepend, [])
+        return _stored(self._backward_hooks, hook, prepend)
 
     def _backward_hook(self):
         """Given: torch's helper that runs this module's backward hooks during
@@ -281,6 +281,16 @@ def _run_missed_always_called_hooks(module, call):
 def _call_forward_hook(module, hook_id, hook, call):
     """Call one forward hook, with the keyword arguments if it asked for them."""
     raise NotImplementedError("exercise 04: _call_forward_hook")
+
+
+def _stored(table, hook, prepend):
+    """Given: ``hook`` stored in ``table`` under a new handle's id (in front
+    with ``prepend``), for the backward hooks."""
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
 
 
 def _attach_to_inputs(backward, args):

@@ -14,6 +14,7 @@ The helpers below are adapted from PyTorch (BSD-3-Clause, see
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,12 +26,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # The reference is imported under its own name, so that it never meets a
 # ``mynn`` that another test (or a student's kit) put on sys.path.
 REFERENCE = "mynn_reference"
+# Another package to test in the reference's place (the alternative
+# implementations of tests/test_alternative_implementations.py); trusted code only.
+PACKAGE_VARIABLE = "MODLAB_UPSTREAM_PACKAGE"
 
 
 def reference_package():
-    """The trusted reference ``solutions/mynn``, imported once as ``mynn_reference``."""
+    """The trusted reference ``solutions/mynn`` (or the package ``$MODLAB_UPSTREAM_PACKAGE``
+    names), imported once as ``mynn_reference``."""
     if REFERENCE not in sys.modules:
-        folder = ROOT / "solutions" / "mynn"
+        folder = Path(os.environ.get(PACKAGE_VARIABLE, ROOT / "solutions" / "mynn"))
         spec = importlib.util.spec_from_file_location(REFERENCE, folder / "__init__.py",
                                                       submodule_search_locations=[str(folder)])
         package = importlib.util.module_from_spec(spec)
