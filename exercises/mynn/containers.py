@@ -753,6 +753,20 @@ class ParameterDict(Module):
         raise RuntimeError("ParameterDict should not be called.")
 
 
+def _checked_pairs(container, pairs):
+    """Yield each ``(key, value)`` of ``pairs`` after torch's checks that it is one.
+
+    Args:
+        container: the class name the messages start with (``"ModuleDict"``).
+        pairs: an iterable of two-item iterables.
+
+    Raises:
+        TypeError: an element is not iterable.
+        ValueError: an element does not have exactly two items.
+    """
+    raise NotImplementedError("exercise 05: _checked_pairs")
+
+
 def _attribute_for(key):
     """The attribute a ParameterDict keeps ``key``'s value in: the key itself,
     so that ``named_parameters()`` names it by its key."""

@@ -629,14 +629,8 @@ class ModuleDict(Module):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
                             f"but got {type(modules).__name__}")
         pairs = modules.items() if isinstance(modules, (Mapping, ModuleDict)) else modules
-        for number, pair in enumerate(pairs):
-            if not isinstance(pair, Iterable):
-                raise TypeError(f"ModuleDict update sequence element #{number} should be Iterable; "
-                                f"is {type(pair).__name__}")
-            if len(pair) != 2:
-                raise ValueError(f"ModuleDict update sequence element #{number} has length {len(pair)}; "
-                                 "2 is required")
-            self[pair[0]] = pair[1]
+        for key, module in _checked_pairs("ModuleDict", pairs):
+            self[key] = module
         ### END SOLUTION
 
 
@@ -885,14 +879,8 @@ class ParameterDict(Module):
             pairs = sorted(parameters.items())
         else:
             pairs = parameters
-        for number, pair in enumerate(pairs):
-            if not isinstance(pair, Iterable):
-                raise TypeError(f"ParameterDict update sequence element #{number} should be Iterable; "
-                                f"is{type(pair).__name__}")
-            if len(pair) != 2:
-                raise ValueError(f"ParameterDict update sequence element #{number} has length {len(pair)}; "
-                                 "2 is required")
-            self[pair[0]] = pair[1]
+        for key, value in _checked_pairs("ParameterDict", pairs):
+            self[key] = value
         ### END SOLUTION
 
     # Given: the rest of a dict's methods, built on the ones above.
@@ -967,6 +955,29 @@ class ParameterDict(Module):
     def __call__(self, input):
         """Given: a ParameterDict holds parameters; it is not a layer."""
         raise RuntimeError("ParameterDict should not be called.")
+
+
+def _checked_pairs(container, pairs):
+    """Yield each ``(key, value)`` of ``pairs`` after torch's checks that it is one.
+
+    Args:
+        container: the class name the messages start with (``"ModuleDict"``).
+        pairs: an iterable of two-item iterables.
+
+    Raises:
+        TypeError: an element is not iterable.
+        ValueError: an element does not have exactly two items.
+    """
+    ### BEGIN SOLUTION
+    for number, pair in enumerate(pairs):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{container} update sequence element #{number} should be Iterable; "
+                            f"is{type(pair).__name__}")
+        if len(pair) != 2:
+            raise ValueError(f"{container} update sequence element #{number} has length {len(pair)}; "
+                             "2 is required")
+        yield pair[0], pair[1]
+    ### END SOLUTION
 
 
 def _attribute_for(key):
