@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from modlab.course import load_course  # noqa: E402
-from modlab.runner.grade import GradeOptions, grade_exercise, oracle_for  # noqa: E402
-from modlab.runner.records import FAILED  # noqa: E402
-from modlab.variants import load_variants, variant_package  # noqa: E402
+from modlab.engine import GradeOptions, grade_exercise, oracle_for  # noqa: E402
+from modlab.instructor.variants import load_variants, variant_package  # noqa: E402
+from modlab.records import FAILED  # noqa: E402
 
 
 def named(tests) -> set[str]:

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from modlab.course import load_course  # noqa: E402
 from modlab.grading.loader import grader_file  # noqa: E402
-from modlab.variants import load_variants  # noqa: E402
+from modlab.instructor.variants import load_variants  # noqa: E402
 
 BIN = Path(sys.executable).parent
 ADVERSARIAL = {  # student -> (file, code, whether the code replaces the reference file or follows it)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from modlab.course import load_course  # noqa: E402
-from modlab.similarity import compare_class, write_pages  # noqa: E402
+from modlab.instructor.similarity import compare_class, write_pages  # noqa: E402
 from similarity_class import IMPLEMENTATIONS, large_class, write_class  # noqa: E402
 
 

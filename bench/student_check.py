@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from modlab.course import load_course  # noqa: E402
-from modlab.release import kit_files  # noqa: E402
+from modlab.instructor.release import kit_files  # noqa: E402
 
 
 def write_kit(course, folder: Path) -> Path:

@@ -1,7 +1,12 @@
 """The ``modlab`` command: parse, call, print.
 
-Every command reports bad input in one line on stderr and exits non-zero;
-a traceback from modlab itself is a bug.
+Each command is one module of :mod:`modlab.commands`, which parses its
+arguments, calls the student's or the instructor's tools, the batch or the
+engine, and prints. Nothing imports this module but ``python -m modlab`` and
+the ``modlab`` script. Every command reports bad input in one line on stderr
+and exits non-zero; a traceback from modlab itself is a bug.
+
+May import every layer below it; it imports the commands by name.
 """
 from __future__ import annotations
 
@@ -12,14 +17,11 @@ from pathlib import Path
 
 from modlab import __version__
 from modlab.course import CourseError
+from modlab.errors import UsageError
 
 # Each module of modlab/commands/ adds one command with its register(commands).
 COMMAND_MODULES = ["build", "grade", "env", "nbgrader", "merge", "report", "release", "check", "status", "submit", "doctor",
                    "roster", "fetch", "post_statuses", "similarity"]
-
-
-class UsageError(Exception):
-    """Bad input from the user: one line, exit status 2."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,32 +53,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         importlib.import_module(f"modlab.commands.{name}").register(commands)
     return parser
-
-
-def find_package(path: Path, package: str) -> Path:
-    """The package folder: ``path/<package>`` or ``path`` itself."""
-    if not path.exists():
-        raise UsageError(f"{path}: no such folder")
-    if (path / package).is_dir():
-        return path / package
-    if path.name == package and path.is_dir():
-        return path
-    raise UsageError(f"{path}: holds no {package}/ package folder")
-
-
-def progress_printer(items):
-    """A one-line progress display on stderr when it is a terminal."""
-    total = len(items)
-    done = [0]
-
-    def advance(item) -> None:
-        done[0] += 1
-        if sys.stderr.isatty():
-            end = "\n" if done[0] == total else ""
-            print(f"\rgrading {done[0]}/{total} exercises", end=end, file=sys.stderr, flush=True)
-
-    return advance
-
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ Every consumer (build, grading, nbgrader, release) reads the course through
 names the offending key::
 
     course.yaml: exercises[2].points: expected a positive integer, got 'ten'
+
+Imports nothing of modlab: every layer may read the course.
 """
 from __future__ import annotations
 

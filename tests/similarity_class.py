@@ -28,7 +28,7 @@ import textwrap
 import tokenize
 from pathlib import Path
 
-from modlab.build import stub_sources
+from modlab.instructor.build import stub_sources
 
 # --- independent implementations -------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from modlab.course import load_course
-from modlab.release import build_release
+from modlab.instructor.release import build_release
 
 from conftest import ROOT
 

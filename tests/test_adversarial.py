@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import pytest
 
 from modlab.course import Limits
-from modlab.runner import sandbox
-from modlab.runner.grade import GradeOptions, grade_exercise
-from modlab.runner.records import FAILED
-from modlab.runner.zygote import zygote
+from modlab.engine import GradeOptions, grade_exercise
+from modlab.isolation.sandbox.landlock import landlock_abi
+from modlab.isolation.sandbox.user import WORKER_UIDS
+from modlab.isolation.zygote import zygote
+from modlab.records import FAILED
 
 from conftest import ROOT
 
@@ -29,7 +30,7 @@ ATTACKS = ROOT / "tests" / "adversarial"
 LIMITS = Limits(scenario_timeout_s=2, submission_timeout_s=4, memory_mib=768, max_processes=32)
 EXERCISE_FILE = {"01": "parameter.py", "02": "registration.py"}
 ESCAPEE = "modlab-escapee"
-CONFINED = os.geteuid() == 0 or sandbox.landlock_abi() > 0
+CONFINED = os.geteuid() == 0 or landlock_abi() > 0
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def leftovers() -> list[str]:
             ancestors.add(up)
             up = parents[up][0]
         _, comm, uid = parents[pid]
-        if comm == ESCAPEE or (uid in sandbox.WORKER_UIDS and ancestors & ours):
+        if comm == ESCAPEE or (uid in WORKER_UIDS and ancestors & ours):
             found.append(f"{pid} {comm} uid {uid}")
     return found
 

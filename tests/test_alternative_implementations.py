@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from modlab.runner.grade import GradeOptions, grade_exercise
-from modlab.runner.records import FAILED
-from modlab.variants import reference_package
+from modlab.engine import GradeOptions, grade_exercise
+from modlab.records import FAILED
+from modlab.instructor.variants import reference_package
 
 from conftest import ROOT
 

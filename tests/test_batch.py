@@ -2,6 +2,7 @@
 an interrupted or killed batch resumes without regrading what it finished."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -10,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from modlab.batch.grading import Batch, pending
+from modlab.batch.layout import find_submissions, shard_of
+from modlab.batch.pool import grade_in_processes
+from modlab.batch.store import ResultStore
 from modlab.cli import main
-from modlab.runner.batch import Batch, ResultStore, pending
-from modlab.runner.batch_display import Progress
-from modlab.runner.batch_layout import find_submissions, shard_of
-from modlab.runner.batch_pool import grade_in_processes
-from modlab.runner.grade import GradeOptions
+from modlab.commands.grade_class import student_note
+from modlab.engine import GradeOptions
+from modlab.formats.terminal import Progress
 
-from modlab.variants import load_variants, variant_package
+from modlab.instructor.variants import load_variants, variant_package
 
 from conftest import ROOT
 
@@ -169,7 +172,7 @@ def test_a_grading_process_that_dies_costs_a_failure_record_not_the_batch(course
     batch = DiesOnBob(course, [course.exercise("01")], GradeOptions(device="cpu"))
     submissions = find_submissions(klass, course)
     store = ResultStore(tmp_path)
-    store.begin(batch, [s.student for s in submissions], (1, 1))
+    store.begin(batch.manifest([s.student for s in submissions], (1, 1)))
     grade_in_processes(batch, submissions, store, 2, lambda record: None)
     records = {r.student: r for r in store.records([s.student for s in submissions])}
     assert records["bob"].failure == "the grading process exited with code 7"
@@ -267,26 +270,29 @@ class FakeTerminal:
 
 
 @pytest.mark.parametrize("tty", [True, False])
-def test_progress_redraws_on_a_terminal_and_prints_tenths_in_a_log(course, klass, tmp_path, tty):
+def test_progress_draws_a_bar_on_a_terminal_and_prints_tenths_in_a_log(course, klass, tmp_path, tty):
     batch = Batch(course, [course.exercise("01")], GradeOptions(device="cpu"))
     record = batch.failed(find_submissions(klass, course)[0], "just a display test")
-    stream, ticks = FakeTerminal(tty), iter(range(100))
-    progress = Progress(40, stream, clock=lambda: next(ticks))
-    for _ in range(40):
-        progress.advance(record)
+    stream, now = FakeTerminal(tty), [0.0]
+    with Progress("grading", 40, stream, clock=lambda: now[0]) as progress:
+        for _ in range(40):
+            now[0] += 1  # each student takes a second
+            progress.advance(student_note(record))
     lines = stream.text.rstrip("\n").split("\n")
-    if tty:
-        assert stream.text.count("\r") == 40 and len(lines) == 1
+    if tty:  # one line redrawn in place (then the cursor shown again), the last drawing complete
+        assert len(lines) == 2 and stream.text.count("\r") >= 40
+        last = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", lines[0].split("\r")[-1])
+        assert re.fullmatch(r"grading \S+ 40/40 100% 0:00:40 ETA 0:00:00 ada 0\.00/10 GRADING FAILED", last), last
     else:
-        assert len(lines) == 10 and "\r" not in stream.text
-    assert "40/40 100% 40s elapsed, ETA 0s" in lines[-1]
+        assert len(lines) == 10 and "\r" not in stream.text and "\x1b" not in stream.text
+        assert lines[-1] == "grading 40/40 100% 40s elapsed, ETA 0s  ada 0.00/10 GRADING FAILED"
 
 
 @pytest.mark.parametrize("variant_name", ["replacing_moves_to_the_end", None])
 def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, monkeypatch, variant_name):
     """After the reference passed, Hypothesis searches replay its specs instead of drawing
     them again; a submission failing one of them gets the same verdict and smallest case."""
-    from modlab.runner import grade as runner
+    from modlab import engine as runner
 
     exercise = course.exercise("02")
     if variant_name:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from modlab.engine import GradeOptions, grade_exercise, oracle_for
 from modlab.grading.misconceptions import CATALOG
-from modlab.runner.grade import GradeOptions, grade_exercise, oracle_for
-from modlab.runner.records import FAILED
-from modlab.variants import Variant, load_variants, variant_package
+from modlab.instructor.variants import Variant, load_variants, variant_package
+from modlab.records import FAILED
 
 VARIANTS = load_variants(Path(__file__).parent / "buggy")
 PARAMS = [pytest.param(v, id=f"{v.exercise}-{v.name}", marks=[pytest.mark.cuda] if v.cuda else []) for v in VARIANTS]

@@ -1,7 +1,7 @@
 """modlab build: solutions/ -> exercises/ stubs."""
 import pytest
 
-from modlab.build import BuildError, stale_exercises, strip_solutions
+from modlab.instructor.build import BuildError, stale_exercises, strip_solutions
 
 SOLUTION = '''\
 class Walk:

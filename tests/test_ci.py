@@ -21,12 +21,12 @@ from xml.etree import ElementTree as ET
 import pytest
 import yaml
 
-from modlab import release
 from modlab.cli import build_parser, main
-from modlab.commit_status import CONTEXT, statuses
-from modlab.fetch import TOKEN_VARIABLE, Git, fetch_class
-from modlab.kit_ci import GITHUB_WORKFLOW, GITLAB_PIPELINE, kit_ci_files
-from modlab.roster import RosterError, load_roster, parse_roster, usable_shards
+from modlab.instructor import release
+from modlab.instructor.ci.commit_status import CONTEXT, statuses
+from modlab.instructor.ci.fetch import TOKEN_VARIABLE, Git, fetch_class
+from modlab.instructor.ci.roster import RosterError, load_roster, parse_roster, usable_shards
+from modlab.instructor.kit_ci import GITHUB_WORKFLOW, GITLAB_PIPELINE, kit_ci_files
 
 from conftest import ROOT
 

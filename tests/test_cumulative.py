@@ -3,7 +3,7 @@ package: a broken earlier exercise costs points there too, unlike grafting."""
 import pytest
 
 from modlab.course import CourseError, load_course
-from modlab.runner.grade import GradeOptions, grade_exercise
+from modlab.engine import GradeOptions, grade_exercise
 
 from conftest import ROOT
 

@@ -2,12 +2,12 @@
 import json
 from xml.etree import ElementTree as ET
 
+from modlab import records
 from modlab.formats.feedback import failure_block
 from modlab.formats.gradescope import gradescope_results
 from modlab.formats.junit import junit_xml
-from modlab.nbgrader.report import score_text
-from modlab.runner import records
-from modlab.runner.records import FAILED, PASSED, ExerciseResult, Failure, SubmissionResult
+from modlab.instructor.nbgrader.report import score_text
+from modlab.records import FAILED, PASSED, ExerciseResult, Failure, SubmissionResult
 
 HINT = {"id": "tied-twice", "text": "tied weights counted twice"}
 DOC = "a Parameter registered in two modules is yielded once"

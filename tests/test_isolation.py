@@ -1,8 +1,8 @@
 """Grade each exercise in isolation: a bug in one exercise costs points there only."""
 import pytest
 
-from modlab.runner.grade import WHOLE, GradeOptions, grade_exercise
-from modlab.variants import reference_package
+from modlab.engine import WHOLE, GradeOptions, grade_exercise
+from modlab.instructor.variants import reference_package
 
 from conftest import ROOT
 

@@ -9,10 +9,11 @@ import time
 import pytest
 
 from modlab.course import Limits
-from modlab.runner import sandbox
-from modlab.runner.grade import GradeOptions, grade_exercise
-from modlab.runner.process import _size
-from modlab.runner.protocol import ProtocolError, check_answer, parse_answer
+from modlab.engine import GradeOptions, grade_exercise
+from modlab.isolation.process import _size
+from modlab.isolation.protocol import ProtocolError, check_answer, parse_answer
+from modlab.isolation.sandbox import environment, landlock, namespaces, seccomp
+from modlab.isolation.sandbox.libc import libc
 
 from conftest import ROOT
 
@@ -89,7 +90,7 @@ def _seen():
     return {"environment": sorted(os.environ), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
             "files": sorted(os.listdir(".")), "package": sorted(os.listdir("mynn"))}
 ''')
-    assert set(facts["environment"]) <= set(sandbox.KEPT_ENVIRONMENT) | {"HOME", "TMPDIR"}
+    assert set(facts["environment"]) <= set(environment.KEPT_ENVIRONMENT) | {"HOME", "TMPDIR"}
     assert facts["home"] == facts["cwd"] and os.path.basename(facts["cwd"]).startswith("modlab-worker-")
     assert facts["files"] == ["mynn"] and facts["package"] == ["parameter.py"]  # the exercise's files only
     assert not os.path.exists(facts["cwd"])  # removed with the worker
@@ -116,15 +117,15 @@ def _seen():
              "solution": _attempt(lambda: open({str(quick.solutions / "parameter.py")!r}).read())}}
 ''')
     assert facts["udp"] != "allowed" and facts["tcp"] != "allowed"
-    if ROOTED or sandbox.landlock_abi():
+    if ROOTED or landlock.landlock_abi():
         assert facts["grader"] == facts["solution"] == "PermissionError"
 
 
 @pytest.mark.skipif(not LINUX, reason="the confinement is Linux's")
 def test_what_holds_is_reported(quick):
+    from modlab.engine import all_grader_files, package_sources
     from modlab.grading.loader import load_scenarios
-    from modlab.runner.grade import all_grader_files, package_sources
-    from modlab.runner.process import WorkerProcess
+    from modlab.isolation.process import WorkerProcess
 
     exercise = quick.exercise("01")
     case = load_scenarios(quick, exercise)[0].cases()[0]
@@ -137,12 +138,12 @@ def test_what_holds_is_reported(quick):
         worker.close()
     held = worker.sandbox
     assert "768 MiB" in held["memory"] and "32" in held["processes"]
-    if os.uname().machine in sandbox.SYSCALLS:
+    if os.uname().machine in seccomp.SYSCALLS:
         assert "seccomp" in held["network"]
     if ROOTED:
         assert held["user"].startswith("uid ") and "namespace" in held["network"]
         assert held["processes seen"] == "own PID namespace"
-    if sandbox.landlock_abi():
+    if landlock.landlock_abi():
         assert held["files"].startswith("Landlock")
 
 
@@ -186,9 +187,9 @@ def test_without_landlock_root_gives_the_worker_a_root_of_binds(quick, tmp_path)
     if pid == 0:
         facts = {}
         try:
-            sandbox.unshare(sandbox.CLONE_NEWNS)
-            sandbox._libc.mount(None, b"/", None, sandbox.MS_REC | sandbox.MS_PRIVATE, None)
-            facts["chroot"] = sandbox._private_root(str(workdir))
+            namespaces.unshare(namespaces.CLONE_NEWNS)
+            libc.mount(None, b"/", None, namespaces.MS_REC | namespaces.MS_PRIVATE, None)
+            facts["chroot"] = namespaces.private_root(str(workdir))
             facts["hidden"] = [os.path.exists(path) for path in hidden]
             facts["python"] = os.path.isdir(sys.prefix) and __import__("xml.dom.minidom").__name__
             facts["system writable"] = os.access(sys.prefix, os.W_OK)

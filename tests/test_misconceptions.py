@@ -1,9 +1,9 @@
 """The misconception catalog: one place, every entry documented, and every
 misconception a hidden check scores is also named by a public check."""
-from modlab.catalog_doc import catalog_doc_is_stale, checks_by_misconception
 from modlab.grading.evidence import Evidence, RaisedView
-from modlab.grading.misconceptions import CATALOG, detect
 from modlab.grading.loader import load_scenarios
+from modlab.grading.misconceptions import CATALOG, detect
+from modlab.instructor.catalog_doc import catalog_doc_is_stale, checks_by_misconception
 
 
 def test_every_entry_says_what_the_student_reads_and_what_evidence_it_needs():

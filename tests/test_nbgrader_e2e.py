@@ -34,10 +34,10 @@ import yaml
 from modlab.cli import main as modlab
 from modlab.course import Course, load_course
 from modlab.grading.loader import load_scenarios
-from modlab.notebooks import build_notebook
-from modlab.student import Workspace
-from modlab.submission import submit as modlab_submit
-from modlab.variants import load_variants
+from modlab.instructor.notebooks import build_notebook
+from modlab.instructor.variants import load_variants
+from modlab.student.submit import submit as modlab_submit
+from modlab.student.workspace import open_workspace
 
 from conftest import ROOT
 
@@ -210,7 +210,7 @@ def submit_from_kit(course: Course, root: Path, student: str, exercise_id: str) 
     lesson.cells = [cell for cell in lesson.cells if cell.cell_type == "markdown"]
     nbformat.write(lesson, kit / f"{exercise.name}.ipynb")
     with_exchange = dataclasses.replace(course, exchange=str(root / "exchange"))
-    modlab_submit(Workspace(with_exchange, kit), exercise, student)
+    modlab_submit(open_workspace(with_exchange, kit), exercise, student)
 
 
 def trusted_score(run: Run, student: str, exercise_id: str) -> float:

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from modlab.build import BuildError
-from modlab.notebooks import TASK_MARKER, build_notebook, split_cells, stale_notebooks
+from modlab.instructor.build import BuildError
+from modlab.instructor.notebooks import TASK_MARKER, build_notebook, split_cells, stale_notebooks
 
 from student_kit import kit_copy
 

@@ -1,8 +1,8 @@
 """The reference scores full marks on every grader; the stubs score zero."""
 import pytest
 
-from modlab.runner.grade import GradeOptions, grade_exercise
-from modlab.runner.records import FAILED, PASSED
+from modlab.engine import GradeOptions, grade_exercise
+from modlab.records import FAILED, PASSED
 
 from conftest import ROOT
 

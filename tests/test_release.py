@@ -3,11 +3,11 @@ import ast
 
 import pytest
 
-from modlab.build import BuildError
 from modlab.cli import main
 from modlab.course import load_course
 from modlab.grading.loader import grader_file, load_scenarios
-from modlab.release import ReleaseError, build_release, find_leaks, public_only, solution_regions
+from modlab.instructor.build import BuildError
+from modlab.instructor.release import ReleaseError, build_release, find_leaks, public_only, solution_regions
 
 from student_kit import released_kit
 

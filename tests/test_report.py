@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from modlab import records
+from modlab.batch.store import Record, ResultStore
 from modlab.cli import main
-from modlab.report import cause, class_statistics, write_report
-from modlab.runner.batch import Record, ResultStore
-from modlab.runner.records import FAILED, PASSED, SKIPPED, ExerciseResult, SubmissionResult
-from modlab.runner import records
+from modlab.instructor.report import cause, class_statistics, write_report
+from modlab.records import FAILED, PASSED, SKIPPED, ExerciseResult, SubmissionResult
 
 from conftest import ROOT
 

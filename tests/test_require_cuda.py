@@ -8,8 +8,8 @@ import pytest
 
 from modlab.cli import main
 from modlab.course import load_course
-from modlab.runner.grade import GradeOptions, grade_exercise, oracle_for
-from modlab.runner.records import FAILED, PASSED, SKIPPED
+from modlab.engine import GradeOptions, grade_exercise, oracle_for
+from modlab.records import FAILED, PASSED, SKIPPED
 
 from conftest import ROOT
 
@@ -44,7 +44,7 @@ def tiny_course(tmp_path_factory):
     shutil.copytree(ROOT / "solutions", root / "solutions")
     (root / "graders").mkdir()
     (root / "graders" / "test_01_parameter.py").write_text(GRADER)
-    (root / "graders" / "conftest.py").write_text('pytest_plugins = ["modlab.grading.plugin"]\n')
+    (root / "graders" / "conftest.py").write_text('pytest_plugins = ["modlab.instructor.pytest_plugin"]\n')
     return load_course(root / "course.yaml")
 
 

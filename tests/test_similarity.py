@@ -12,15 +12,15 @@ import pytest
 
 pytest.importorskip("copydetect")
 
-from modlab.build import stub_sources
+from modlab import records
+from modlab.batch.store import Record, ResultStore
 from modlab.cli import main
-from modlab.notebooks import lesson_path, split_cells
-from modlab.runner.batch import Record, ResultStore
-from modlab.runner import records
-from modlab.runner.records import PASSED, ExerciseResult, SubmissionResult
-from modlab.similarity import compare_class, write_pages
-from modlab.similarity.documents import fingerprint, starter_fingerprints, tokenise
-from modlab.similarity.threshold import CEILING, FLOOR, chosen_threshold
+from modlab.instructor.build import stub_sources
+from modlab.instructor.notebooks import lesson_path, split_cells
+from modlab.instructor.similarity import compare_class, write_pages
+from modlab.instructor.similarity.documents import fingerprint, starter_fingerprints, tokenise
+from modlab.instructor.similarity.threshold import CEILING, FLOOR, chosen_threshold
+from modlab.records import PASSED, ExerciseResult, SubmissionResult
 
 import similarity_class as generated
 from conftest import ROOT

@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from modlab.cli import UsageError, main
+from modlab.cli import main
 from modlab.course import load_course
-from modlab.student import open_workspace, status_rows, status_table
-from modlab.submission import MANIFEST, read_submissions, student_id, submit
+from modlab.errors import UsageError
+from modlab.student.status import status_rows, status_table
+from modlab.student.submit import MANIFEST, read_submissions, student_id, submit
+from modlab.student.workspace import open_workspace
 
 from student_kit import kit_copy
 
@@ -216,9 +218,9 @@ def test_the_student_path_from_a_fresh_venv(tmp_path):
     assert list(files) == ["mynn/parameter.py"]
     assert manifest["files"] == [{"path": "mynn/parameter.py", "bytes": len(files["mynn/parameter.py"]),
                                   "sha256": hashlib.sha256(files["mynn/parameter.py"]).hexdigest()}]
-    assert manifest["public_checks"] == {"passed": 4, "failed": 0}
+    assert manifest["public_checks"] == {"passed": 9, "failed": 0}
 
     status = student("status", MODLAB_START_METHOD="spawn")
     row = next(line for line in status.stdout.splitlines() if line.startswith("01 "))
-    assert "4/4 passed" in row and manifest["submitted_at"][:10] in row
+    assert "9/9 passed" in row and manifest["submitted_at"][:10] in row
     print("student path:", ", ".join(f"{step} {seconds:.1f} s" for step, seconds in timings.items()))

@@ -4,9 +4,9 @@ import dataclasses
 import pytest
 
 from modlab.course import Limits
-from modlab.runner.grade import GradeOptions, grade_exercise
-from modlab.runner.records import FAILED, PASSED
-from modlab.variants import reference_package
+from modlab.engine import GradeOptions, grade_exercise
+from modlab.instructor.variants import reference_package
+from modlab.records import FAILED, PASSED
 
 HANGS_IN_REPR = "\n    def __repr__(self):\n        while True:\n            pass\n"
 EXITS_IN_DEEPCOPY = "\n    def __deepcopy__(self, memo):\n        import os\n        os._exit(3)\n"

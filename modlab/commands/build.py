@@ -22,10 +22,10 @@ def register(commands) -> None:
 
 
 def run_build(args) -> int:
-    from modlab.build import BuildError, build_exercises, stale_exercises
-    from modlab.catalog_doc import DOC, catalog_doc_is_stale, write_catalog_doc
-    from modlab.cli import UsageError
-    from modlab.notebooks import build_notebooks, stale_notebooks
+    from modlab.errors import UsageError
+    from modlab.instructor.build import BuildError, build_exercises, stale_exercises
+    from modlab.instructor.catalog_doc import DOC, catalog_doc_is_stale, write_catalog_doc
+    from modlab.instructor.notebooks import build_notebooks, stale_notebooks
 
     course = load_course(args.course)
     try:

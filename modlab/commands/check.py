@@ -51,7 +51,9 @@ def run_check(args) -> int:
 
 def checked(course, exercise, path):
     """Run and print the check; shared by ``check`` and ``submit``."""
-    from modlab.student import check, check_report, open_workspace, platform_note
+    from modlab.formats.feedback import check_report
+    from modlab.student.check import check, platform_note
+    from modlab.student.workspace import open_workspace
 
     workspace = open_workspace(course, path)
     print(f"checking exercise {exercise.id} ({exercise.title}) on {workspace.package_dir} ...", flush=True)

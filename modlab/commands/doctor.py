@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from modlab.cli import UsageError
+from modlab.errors import UsageError
 
 EPILOG = """\
 examples:
@@ -31,7 +31,7 @@ def register(commands) -> None:
 
 
 def run_doctor(args) -> int:
-    from modlab.doctor import LoadError, diagnose, format_report, load_model
+    from modlab.instructor.doctor import LoadError, diagnose, format_report, load_model
 
     try:
         model = load_model(args.model)

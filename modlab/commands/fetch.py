@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from modlab.cli import UsageError
 from modlab.course import load_course
+from modlab.errors import UsageError
 
 EPILOG_FETCH = """\
 examples:
@@ -41,9 +41,9 @@ def register(commands) -> None:
 
 
 def run_fetch(args) -> int:
-    from modlab.fetch import fetch_class, parse_deadline
-    from modlab.roster import RosterError, load_roster
-    from modlab.runner.batch_layout import parse_shard
+    from modlab.batch.layout import parse_shard
+    from modlab.instructor.ci.fetch import fetch_class, parse_deadline
+    from modlab.instructor.ci.roster import RosterError, load_roster
 
     course = load_course(args.course)
     try:

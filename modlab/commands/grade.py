@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
-from modlab.cli import find_package, progress_printer
 from modlab.course import load_course
 from modlab.formats.outputs import add_output_options, write_outputs
-from modlab.runner.records import FAILED
+
+from .options import add_class_options, add_grading_options, cuda_status
 
 EPILOG_GRADE = """\
 examples:
@@ -38,54 +36,27 @@ def register(commands) -> None:
     sub.set_defaults(run=run_grade)
 
 
-def add_grading_options(sub) -> None:
-    sub.add_argument("--exercise", "-e", action="append", metavar="ID",
-                     help="grade only this exercise (repeatable; default: all)")
-    sub.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                     help="auto: run CUDA cases where CUDA works, skip them elsewhere; cpu: skip them; "
-                          "cuda: a CUDA case that cannot run fails (for GPU runners)")
-
-
-def add_class_options(sub) -> None:
-    group = sub.add_argument_group("grading a class")
-    group.add_argument("--jobs", "-j", type=int, default=usable_cores(), metavar="N",
-                       help="grade N submissions at a time (default: one per usable core)")
-    group.add_argument("--shard", metavar="I/N", help="grade only shard I of N (e.g. one job of a CI matrix); "
-                                                     "`modlab merge` combines the shards' results")
-    group.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
-                       help="results folder: a record per student, gradebook.csv (default: results)")
-
-
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def run_grade(args) -> int:
+    from modlab.batch.layout import is_class_folder
+    from modlab.engine import GradeOptions, grade_submission
+    from modlab.folders import package_folder
     from modlab.formats.table import score_table
-    from modlab.runner.batch_layout import is_class_folder
-    from modlab.runner.grade import GradeOptions, grade_submission
+    from modlab.formats.terminal import Progress
 
     course = load_course(args.course)
-    if is_class_folder(args.path, course.package):
-        from .grade_class import run_class
+    if is_class_folder(args.path, course):
+        from .grade_class import run_class  # imports the batch, torch and the graders: only for a class
         return run_class(args, course)
-    package_dir = find_package(args.path, course.package)
-    exercises = [course.exercise(e) for e in args.exercise] if args.exercise else None
-    result = grade_submission(course, package_dir, exercises, GradeOptions(device=args.device),
-                              progress=progress_printer(exercises or course.exercises))
+    package_dir = package_folder(args.path, course)
+    exercises = [course.exercise(e) for e in args.exercise] if args.exercise else list(course.exercises)
+    with Progress("grading", len(exercises)) as progress:
+        result = grade_submission(course, package_dir, exercises, GradeOptions(device=args.device),
+                                  progress=lambda graded: progress.advance(exercise_note(graded)))
     print(score_table(course, result))
     write_outputs(args, course, [result])
     return cuda_status(args, [result])
 
 
-def cuda_status(args, results) -> int:
-    """Exit 3 when --device cuda was asked for and a CUDA case could not run:
-    a misconfigured GPU runner must fail its job, not pass by skipping."""
-    if args.device != "cuda":
-        return 0
-    missing = [t for r in results for e in r.exercises for t in e.tests if t.outcome == FAILED and t.reason == "cuda"]
-    if missing:
-        print(f"modlab grade: {len(missing)} CUDA cases could not run: CUDA not available on this runner",
-              file=sys.stderr)
-        return 3
-    return 0
+def exercise_note(graded) -> str:
+    """What the progress says of an exercise just graded: ``03 16 passed, 0 failed``."""
+    return f"{graded.id} {graded.passed} passed, {graded.failed} failed"

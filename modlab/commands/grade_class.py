@@ -6,20 +6,23 @@ import sys
 import time
 from contextlib import contextmanager
 
-from modlab.cli import UsageError
 from modlab.course import Course
+from modlab.errors import UsageError
 from modlab.formats.outputs import write_outputs
 from modlab.grading.loader import grader_file
+from modlab.records import GRADING_FAILED
+
+from .options import cuda_status
 
 
 def run_class(args, course: Course) -> int:
-    from modlab.runner.batch import Batch, ResultStore, pending
-    from modlab.runner.batch_display import Progress, duration, summary
-    from modlab.runner.batch_layout import class_root
-    from modlab.runner.batch_pool import grade_all
-    from modlab.runner.grade import GradeOptions
-
-    from .grade import cuda_status
+    from modlab.batch.grading import Batch, pending
+    from modlab.batch.layout import class_root
+    from modlab.batch.pool import grade_all
+    from modlab.batch.store import ResultStore
+    from modlab.engine import GradeOptions
+    from modlab.formats.table import class_summary
+    from modlab.formats.terminal import Progress, duration
 
     if args.gradescope:
         raise UsageError("--gradescope describes one submission; grade a class with --out (and --json)")
@@ -30,15 +33,15 @@ def run_class(args, course: Course) -> int:
     submissions, shard = class_submissions(args, course)
     batch = Batch(course, chosen_exercises(args, course), GradeOptions(device=args.device))
     store = ResultStore(args.out)
-    store.begin(batch, [s.student for s in submissions], shard)
+    store.begin(batch.manifest([s.student for s in submissions], shard))
     todo = pending(batch, store, submissions)
     if len(todo) < len(submissions):
         print(f"resuming: {len(submissions) - len(todo)} of {len(submissions)} students already graded "
               f"in {args.out}", file=sys.stderr)
     started = time.monotonic()
     try:
-        with terminate_as_interrupt():
-            doubts = grade_all(batch, todo, store, args.jobs, Progress(len(todo)).advance)
+        with terminate_as_interrupt(), Progress("grading", len(todo)) as progress:
+            doubts = grade_all(batch, todo, store, args.jobs, lambda record: progress.advance(student_note(record)))
     except KeyboardInterrupt:
         print(f"\nmodlab grade: interrupted; what was graded is kept in {args.out}: "
               f"run the same command again to resume", file=sys.stderr)
@@ -47,7 +50,7 @@ def run_class(args, course: Course) -> int:
     records = store.records([s.student for s in submissions])
     gradebook = store.write_gradebook(course, records)
     if records:
-        print(summary(course, records))
+        print(class_summary(course, [r.result for r in records], {r.student: r.failure for r in records if r.failure}))
     rate = f", {len(todo) / seconds * 60:.1f} per minute with {args.jobs} processes" if todo else ""
     print(f"graded {len(todo)} submissions in {duration(seconds)}{rate}; records in {store.students}/, "
           f"gradebook {gradebook}")
@@ -60,9 +63,15 @@ def run_class(args, course: Course) -> int:
     return cuda_status(args, results)
 
 
+def student_note(record) -> str:
+    """What the progress says of a student just graded: ``ada 42.50/100``."""
+    note = f"{record.student} {record.result.score:.2f}/{record.result.max_score:g}"
+    return note + (f" {GRADING_FAILED.upper()}" if record.failure else "")
+
+
 def class_submissions(args, course: Course):
     """The class's submissions (this shard's, with --shard), and the shard as (I, N)."""
-    from modlab.runner.batch_layout import find_submissions, in_shard, parse_shard
+    from modlab.batch.layout import find_submissions, in_shard, parse_shard
 
     try:
         submissions = find_submissions(args.path, course)

@@ -5,8 +5,8 @@ import argparse
 import json
 from pathlib import Path
 
-from modlab.cli import UsageError
 from modlab.course import load_course
+from modlab.errors import UsageError
 
 EPILOG_MERGE = """\
 examples:
@@ -43,7 +43,9 @@ def add_class_output_options(sub) -> None:
 
 
 def run_merge(args) -> int:
-    from modlab.runner.batch import GRADEBOOK, merge_results
+    from modlab.batch.merge import merge_results
+    from modlab.batch.store import GRADEBOOK
+    from modlab.records import GRADING_FAILED
 
     course = load_course(args.course)
     if any(shard.resolve() == args.out.resolve() for shard in args.shards):
@@ -55,7 +57,7 @@ def run_merge(args) -> int:
     write_class_outputs(args, course, [r.result for r in records])
     failed = sum(bool(r.failure) for r in records)
     print(f"merged {len(args.shards)} shards: {len(records)} students; gradebook {args.out / GRADEBOOK}"
-          + (f"; grading FAILED for {failed}, grade their shards again" if failed else ""))
+          + (f"; {GRADING_FAILED} for {failed}, grade their shards again" if failed else ""))
     return 1 if failed else 0
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from modlab.cli import UsageError
 from modlab.course import load_course
+from modlab.errors import UsageError
 
 EPILOG_INIT = """\
 examples:
@@ -123,11 +123,11 @@ def _assignment(folder: Path, exercise: str) -> str:
 
 
 def _instructor_module(name: str):
-    """``modlab.nbgrader.<name>``, which needs the instructor extras."""
+    """``modlab.instructor.nbgrader.<name>``, which needs the instructor extras."""
     import importlib
 
     try:
-        return importlib.import_module(f"modlab.nbgrader.{name}")
+        return importlib.import_module(f"modlab.instructor.nbgrader.{name}")
     except ModuleNotFoundError as missing:
         if missing.name and missing.name.split(".")[0] in ("nbgrader", "nbformat", "nbclient", "nbconvert"):
             raise UsageError(f"needs {missing.name}: pip install 'modlab[instructor]'") from None

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from modlab.cli import UsageError
+from modlab.errors import UsageError
 
 EPILOG_STATUSES = """\
 examples:
@@ -31,7 +31,7 @@ def register(commands) -> None:
 
 
 def run_statuses(args) -> int:
-    from modlab.commit_status import TOKEN_VARIABLE, post, statuses
+    from modlab.instructor.ci.commit_status import TOKEN_VARIABLE, post, statuses
 
     token = os.environ.get(TOKEN_VARIABLE, "")
     if not token:

@@ -28,9 +28,9 @@ def register(commands) -> None:
 
 
 def run_release(args) -> int:
-    from modlab.build import BuildError
-    from modlab.cli import UsageError
-    from modlab.release import ReleaseError, build_release
+    from modlab.errors import UsageError
+    from modlab.instructor.build import BuildError
+    from modlab.instructor.release import ReleaseError, build_release
 
     course = load_course(args.course)
     print(f"releasing {course.title} into {args.out} ...", flush=True)

@@ -5,8 +5,8 @@ import argparse
 import json
 from pathlib import Path
 
-from modlab.cli import UsageError
 from modlab.course import load_course
+from modlab.errors import UsageError
 
 EPILOG_REPORT = """\
 examples:
@@ -34,7 +34,7 @@ def register(commands) -> None:
 
 def run_report(args) -> int:
     try:
-        from modlab.report import write_report
+        from modlab.instructor.report import write_report
     except ImportError as missing:
         raise UsageError(f"the report needs matplotlib: pip install 'modlab[instructor]' ({missing})") from None
     course = load_course(args.course)
@@ -53,8 +53,8 @@ def run_report(args) -> int:
 
 def load_results(path: Path):
     """The results and grading failures held in a results folder or a JSON file."""
-    from modlab.runner.batch import ResultStore
-    from modlab.runner.records import SubmissionResult
+    from modlab.batch.store import ResultStore
+    from modlab.records import SubmissionResult
 
     try:
         if path.is_dir():

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from modlab.cli import UsageError
+from modlab.errors import UsageError
 
 EPILOG_ROSTER = """\
 examples:
@@ -36,7 +36,7 @@ def register(commands) -> None:
 
 
 def run_roster(args) -> int:
-    from modlab.roster import RosterError, load_roster, usable_shards
+    from modlab.instructor.ci.roster import RosterError, load_roster, usable_shards
 
     if args.shards < 1:
         raise UsageError(f"--shards {args.shards}: expected at least 1")

@@ -4,10 +4,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from modlab.cli import UsageError
 from modlab.course import Course, load_course
+from modlab.errors import UsageError
 
-from .grade import usable_cores
+from .options import usable_cores
 
 PROBLEMS_SHOWN = 10  # per exercise on the terminal; the index page lists them all
 SIMILARITY = "similarity"  # the pages' folder, in the report's
@@ -72,7 +72,7 @@ def run_similarity(args) -> int:
     exercises = [course.exercise(e) for e in args.exercise] if args.exercise else None
     refuse_out_in_class(args.out, args.path)
     results = class_similarity(course, args.path, exercises, args.threshold, args.jobs)
-    from modlab.similarity import write_pages
+    from modlab.instructor.similarity import write_pages
 
     index = write_pages(course, results, args.out)
     for result in results:
@@ -85,7 +85,7 @@ def run_similarity(args) -> int:
 def similarity_section(course: Course, results, class_folder: Path, out: Path) -> str:
     """The "Similar code" section of ``modlab report --class CLASS``: the exercises graded
     in ``results``, compared as ``modlab similarity`` does, their pages in ``out/similarity/``."""
-    from modlab.similarity import report_section, write_pages
+    from modlab.instructor.similarity import report_section, write_pages
 
     graded = {exercise.id for result in results for exercise in result.exercises}
     found = class_similarity(course, class_folder, [e for e in course.exercises if e.id in graded], None,
@@ -95,17 +95,17 @@ def similarity_section(course: Course, results, class_folder: Path, out: Path) -
 
 
 def class_similarity(course: Course, path: Path, exercises, threshold: float | None, jobs: int):
-    """:func:`modlab.similarity.compare_class`, with bad input as one line (:class:`UsageError`)."""
-    from modlab.runner.batch_layout import is_class_folder
+    """:func:`modlab.instructor.similarity.compare_class`, with bad input as one line (:class:`UsageError`)."""
+    from modlab.batch.layout import is_class_folder
 
     if not path.is_dir():
         raise UsageError(f"{path}: no such class folder")
-    if not is_class_folder(path, course.package):
+    if not is_class_folder(path, course):
         raise UsageError(f"{path}: holds one {course.package}/ package, not a class of student folders")
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: expected at least 1")
     try:
-        from modlab.similarity import compare_class
+        from modlab.instructor.similarity import compare_class
     except ImportError as missing:
         raise UsageError(f"similarity needs copydetect: pip install 'modlab[instructor]' ({missing})") from None
     try:
@@ -116,7 +116,7 @@ def class_similarity(course: Course, path: Path, exercises, threshold: float | N
 
 def refuse_out_in_class(out: Path, path: Path) -> None:
     """Pages written among the student folders would pass for a student the next time."""
-    from modlab.runner.batch_layout import class_root
+    from modlab.batch.layout import class_root
 
     if path.is_dir() and out.resolve().is_relative_to(class_root(path).resolve()):
         raise UsageError(f"--out {out} is among the student folders of {path}, where it would pass for one")
@@ -124,16 +124,15 @@ def refuse_out_in_class(out: Path, path: Path) -> None:
 
 def exercise_table(result) -> str:
     """One exercise on the terminal: what was compared, the threshold, the flagged pairs, the problems."""
-    from modlab.similarity.pages import summary
-    from modlab.similarity.threshold import percent
+    from modlab.formats.terminal import table
+    from modlab.instructor.similarity.pages import summary
+    from modlab.instructor.similarity.threshold import percent
 
     lines = [f"{result.exercise.id} {result.exercise.title}: {summary(result)}",
              f"   threshold {percent(result.threshold.value)}: {result.threshold.rule}"]
     if result.flagged:
-        rows = [("A", "B", "A in B", "B in A")] + [
-            (p.first, p.second, percent(p.first_in_second), percent(p.second_in_first)) for p in result.flagged]
-        width = [max(len(row[i]) for row in rows) for i in range(4)]
-        lines += [f"   {a:<{width[0]}}  {b:<{width[1]}}  {x:>{width[2]}}  {y:>{width[3]}}" for a, b, x, y in rows]
+        rows = [(p.first, p.second, percent(p.first_in_second), percent(p.second_in_first)) for p in result.flagged]
+        lines += ["   " + line for line in table(("A", "B", "A in B", "B in A"), rows, right=(2, 3)).split("\n")]
     else:
         lines.append("   no pair at or above the threshold")
     lines += [f"   {problem}" for problem in result.problems[:PROBLEMS_SHOWN]]

@@ -27,8 +27,9 @@ def register(commands) -> None:
 
 
 def run_status(args) -> int:
-    from modlab.student import open_workspace, status_rows, status_table
-    from modlab.submission import read_submissions
+    from modlab.student.status import status_rows, status_table
+    from modlab.student.submit import read_submissions
+    from modlab.student.workspace import open_workspace
 
     course = student_course(args)
     workspace = open_workspace(course, args.path)

@@ -33,9 +33,9 @@ def register(commands) -> None:
 
 
 def run_submit(args) -> int:
-    from modlab.cli import UsageError
-    from modlab.student import open_workspace, require_files, require_valid_syntax
-    from modlab.submission import student_id, submit
+    from modlab.errors import UsageError
+    from modlab.student.submit import student_id, submit
+    from modlab.student.workspace import open_workspace, require_files, require_valid_syntax
 
     course = student_course(args)
     exercise = course.exercise(args.exercise)
@@ -44,7 +44,7 @@ def run_submit(args) -> int:
     require_files(workspace, exercise)
     require_valid_syntax(workspace, list(workspace.files_of(exercise).values()))
     try:
-        result = checked(course, exercise, workspace.root)
+        result = checked(course, exercise, workspace.package_dir)
     except UsageError as problem:  # e.g. a SyntaxError in another exercise's file
         print(f"warning: the checks could not run: {problem}", file=sys.stderr)
         result = None

@@ -14,10 +14,7 @@ import csv
 import io
 
 from modlab.course import Course
-from modlab.runner.records import SubmissionResult
-
-GRADED = "graded"
-
+from modlab.records import GRADED, GRADING_FAILED, SubmissionResult
 
 def gradebook_csv(course: Course, results: list[SubmissionResult], failures: dict[str, str] | None = None) -> str:
     """The gradebook of these results, sorted by student.
@@ -36,7 +33,7 @@ def gradebook_csv(course: Course, results: list[SubmissionResult], failures: dic
     writer.writerow(["student", *(e.name for e in exercises), "total", "max_score", "status"])
     for result in sorted(results, key=lambda r: r.student):
         scores = {e.id: e.score for e in result.exercises}
-        status = f"grading failed: {failures[result.student]}" if result.student in failures else GRADED
+        status = f"{GRADING_FAILED}: {failures[result.student]}" if result.student in failures else GRADED
         writer.writerow([result.student, *(_points(scores[e.id]) if e.id in scores else "" for e in exercises),
                          _points(result.score), f"{result.max_score:g}", status])
     return out.getvalue()

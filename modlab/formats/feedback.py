@@ -18,7 +18,8 @@ so feedback teaches the mistake without publishing the hidden grader.
 """
 from __future__ import annotations
 
-from modlab.runner.records import TestResult
+from modlab.course import Exercise
+from modlab.records import FAILED, MISMATCH, PASSED, ExerciseResult, TestResult
 
 INDENT = "  "
 
@@ -44,7 +45,7 @@ def fact_lines(test: TestResult) -> list[str]:
     if failure is None:
         return [test.feedback] if test.feedback else []
     facts = []
-    if failure.reason in ("mismatch",):
+    if failure.reason == MISMATCH:
         facts += _labelled("where", failure.where or "the whole result")
         facts += _labelled("torch", failure.torch) + _labelled("yours", failure.yours)
         facts += _labelled("detail", failure.detail)
@@ -72,3 +73,28 @@ def failure_text(test: TestResult, hidden: bool = False) -> str:
     """The facts of a failure as one block of text (JUnit's and Gradescope's output)."""
     lead = [] if hidden or not test.doc else [test.doc]
     return "\n".join(lead + fact_lines(test))
+
+
+def check_report(exercise: Exercise, result: ExerciseResult) -> str:
+    """``modlab check``'s report: per check, passed, failed (with its facts) or skipped; then a summary.
+
+    Example::
+
+        print(check_report(exercise, check(workspace, exercise)))
+    """
+    lines = []
+    if result.error:
+        lines.append(f"error: {result.error}")
+    for test in result.tests:
+        if test.outcome == PASSED:
+            lines.append(f"  passed   {test.name}")
+        elif test.outcome == FAILED:
+            block = failure_block(test)
+            lines += [f"  {block[0]}"] + [INDENT * 2 + line for line in block[1:]]
+        else:
+            lines.append(f"  skipped  {test.name}: {test.feedback}")
+    counted = result.passed + result.failed
+    verdict = "all passed" if result.failed == 0 else f"{result.failed} failed"
+    lines.append(f"exercise {exercise.id}: {result.passed} of {counted} public checks passed ({verdict}) "
+                 f"in {result.seconds:.1f} s")
+    return "\n".join(lines)

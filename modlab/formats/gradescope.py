@@ -3,7 +3,7 @@ serve courses that grade on Gradescope (its autograder reads
 ``/autograder/results/results.json``)."""
 from __future__ import annotations
 
-from modlab.runner.records import FAILED, PASSED, SKIPPED, SubmissionResult
+from modlab.records import FAILED, PASSED, SKIPPED, SubmissionResult
 
 from .feedback import failure_text
 

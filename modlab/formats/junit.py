@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from modlab.runner.records import FAILED, SKIPPED, SubmissionResult
+from modlab.records import FAILED, SKIPPED, SubmissionResult
 
 from .feedback import failure_text
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from modlab.course import Course
-from modlab.runner.records import FAILED, SubmissionResult
+from modlab.records import FAILED, SubmissionResult
 
 
 def markdown_summary(course: Course, results: list[SubmissionResult]) -> str:

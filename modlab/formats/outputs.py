@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from modlab.course import Course
-from modlab.runner.records import SubmissionResult
+from modlab.records import SubmissionResult
 
 from .gradescope import gradescope_results
 from .jsonfile import write_atomically, write_json

@@ -18,7 +18,7 @@ difference reads in the scenario's own terms; ``misconceptions`` lists the
 catalog entries (:mod:`modlab.grading.misconceptions`) whose detectors are
 worth trying on its failures.
 
-Grader files are ordinary pytest files: the ``modlab.grading.plugin`` pytest
+Grader files are ordinary pytest files: the ``modlab.instructor.pytest_plugin`` pytest
 plugin collects every scenario as a test, and ``modlab grade`` runs the same
 scenarios through the same runner without pytest's start-up cost.
 """

@@ -1,6 +1,6 @@
 """Misconceptions of exercise 01, Parameter. The scenarios observe fields named
 after the expressions they evaluate (``p.requires_grad``)."""
-from . import misconception
+from .catalog import misconception
 
 
 def _is_parameter(e) -> bool:

@@ -3,7 +3,7 @@
 ``_parameters``, ``_buffers``, ``_modules`` and ``__dict__`` hold."""
 from __future__ import annotations
 
-from . import misconception
+from .catalog import misconception
 from .shared import raised, views
 
 REGISTER_NAMES = ("_parameters", "_buffers", "_modules")

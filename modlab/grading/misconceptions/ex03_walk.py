@@ -8,7 +8,7 @@ import re
 
 from modlab.grading.evidence import named, names
 
-from . import misconception
+from .catalog import misconception
 
 PREFIX = re.compile(r"prefix='([^']*)'")
 ALIASES = "names with remove_duplicate=False"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from modlab.grading.evidence import TensorView, named
 
-from . import misconception
+from .catalog import misconception
 from .shared import raised
 
 HOOK_KINDS = ("pre", "post")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import misconception
+from .catalog import misconception
 from .shared import raised, views
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from modlab.grading.evidence import TensorView
 
-from . import misconception
+from .catalog import misconception
 from .shared import raised, views
 
 

@@ -8,7 +8,7 @@ import re
 
 from modlab.grading.evidence import TensorView, same
 
-from . import misconception
+from .catalog import misconception
 from .shared import raised
 
 FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from modlab.grading.evidence import names
 
-from . import misconception
+from .catalog import misconception
 
 
 @misconception("layers-in-a-plain-list", "09", """

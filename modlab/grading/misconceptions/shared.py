@@ -5,7 +5,7 @@ import re
 
 from modlab.grading.evidence import RaisedView
 
-from . import misconception
+from .catalog import misconception
 
 REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__init__\(\)")
 

@@ -1,0 +1,115 @@
+"""One class's grading: what it grades, with which graders and options, and how.
+
+A :class:`Batch` knows the exercises and options of one class's grading and
+what they amount to (its grading key), grades the reference once to warm up,
+and grades one submission into its :class:`~.store.Record`. Which
+submissions are left to grade is :func:`pending`'s: those without a record
+that still matches their files and the graders.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+
+from modlab import __version__
+from modlab.course import Course, Exercise
+from modlab.engine import GradeOptions, grade_exercise, whole_package
+from modlab.grading.loader import grader_file, load_scenarios
+from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
+
+from .layout import Submission
+from .store import Record, ResultStore
+
+
+class Batch:
+    """One class's grading: the exercises, the options, and what they amount to.
+
+    Creating it imports every grader, so processes forked afterwards start
+    with torch and the graders already loaded.
+    """
+
+    def __init__(self, course: Course, exercises: list[Exercise], options: GradeOptions = GradeOptions()):
+        self.course, self.exercises, self.options = course, list(exercises), options
+        for exercise in self.exercises:
+            load_scenarios(course, exercise, options.public_only)
+        self.key = self._grading_key()
+
+    def _grading_key(self) -> str:
+        digest = hashlib.sha256(json.dumps({
+            "modlab": __version__, "options": asdict(self.options), "limits": asdict(self.course.limits),
+            "exercises": [[e.id, e.points, list(e.files)] for e in self.exercises],
+        }, sort_keys=True).encode())
+        files = [grader_file(self.course, e) for e in self.exercises] + sorted(self.course.solutions.glob("*.py"))
+        for path in files:
+            digest.update(f"\0{path.name}\0".encode() + path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def manifest(self, students: list[str], shard: tuple[int, int]) -> dict:
+        """What a results folder grading these students holds (its ``batch.json``)."""
+        return {"course": self.course.id, "grading_key": self.key, "exercises": [e.id for e in self.exercises],
+                "shard": list(shard), "students": students}
+
+    def warm(self) -> list[str]:
+        """Grade the reference once, so that this process and those forked from it
+        know torch.nn's answers and replay the specs of every Hypothesis search
+        (see ``modlab.engine``) for every submission alike.
+
+        Returns:
+            Where the reference does not score full marks: a grader to check.
+        """
+        doubts = []
+        for exercise in self.exercises:
+            try:
+                graded = grade_exercise(self.course, exercise, self.course.solutions, self.options)
+            except Exception as error:  # every submission's record will say so too
+                doubts.append(f"exercise {exercise.id}: {type(error).__name__}: {error}")
+                continue
+            if graded.score < graded.max_score - 1e-9:
+                doubts.append(f"exercise {exercise.id}: the reference scores {graded.score:.2f} of {graded.max_score:g}")
+        return doubts
+
+    def submission_sha256(self, submission: Submission) -> str:
+        """A digest of every file of the submission that grading reads."""
+        digest = hashlib.sha256()
+        for exercise in self.exercises:
+            folder = submission.folder(exercise.id)
+            names = set(exercise.files)
+            if whole_package(exercise, self.options.mode):
+                names |= {path.name for path in folder.glob("*.py")}
+            for name in sorted(names):
+                digest.update(f"\0{exercise.id}/{name}\0".encode())
+                digest.update((folder / name).read_bytes() if (folder / name).is_file() else b"\0missing")
+        return digest.hexdigest()
+
+    def grade(self, submission: Submission) -> Record:
+        """Grade every exercise; a fault of the grading itself costs only its exercise."""
+        result, failures = SubmissionResult(student=submission.student), []
+        for exercise in self.exercises:
+            try:
+                graded = grade_exercise(self.course, exercise, submission.folder(exercise.id), self.options)
+            except Exception as error:  # a grader or runner bug: record it, never a silent zero
+                failures.append(f"exercise {exercise.id}: {type(error).__name__}: {error}")
+                graded = self._ungraded(exercise, failures[-1])
+            result.exercises.append(graded)
+        return Record(result, self.key, self.submission_sha256(submission), "; ".join(failures))
+
+    def failed(self, submission: Submission, why: str) -> Record:
+        """The record of a submission whose grading process died."""
+        result = SubmissionResult(submission.student, [self._ungraded(e, why) for e in self.exercises])
+        return Record(result, self.key, self.submission_sha256(submission), why)
+
+    @staticmethod
+    def _ungraded(exercise: Exercise, why: str) -> ExerciseResult:
+        return ExerciseResult(id=exercise.id, score=0.0, max_score=float(exercise.points),
+                              error=f"{GRADING_FAILED} ({why}); not the submission's fault, grade it again")
+
+
+def pending(batch: Batch, store: ResultStore, submissions: list[Submission]) -> list[Submission]:
+    """The submissions without a finished record that still matches their files and the graders."""
+    return [s for s in submissions if not _finished(batch, store.load(s.student), s)]
+
+
+def _finished(batch: Batch, record: Record | None, submission: Submission) -> bool:
+    return (record is not None and not record.failure and record.grading_key == batch.key
+            and record.submission_sha256 == batch.submission_sha256(submission))

@@ -1,0 +1,162 @@
+"""Grading a class in parallel: grading processes forked from a preloaded parent.
+
+First the parent grades the reference once: then torch.nn's answers and the
+specs of every Hypothesis search are known (:meth:`.batch.Batch.warm`), and
+every submission is graded alike. With one job the parent grades every
+submission itself. With more, it hands out submissions one at a time to
+grading processes forked from it, which inherit torch, the graders and what
+the warm-up learnt, and it grades nothing itself. Either way each
+exercise of each submission gets a fresh worker process of its own: isolation
+is as strong as for one submission, and no process pays for importing torch
+again. Nothing on the trusted side touches CUDA (the oracle's worker asks for
+it), so forking stays safe on GPU runners.
+
+Every grading process leads its own process group, so Ctrl-C reaches the
+parent alone: it stops handing out work and ends the grading processes with
+everything they started. What they were grading has no record yet and is
+graded on the next run. A grading process that dies by itself gets a failure
+record for the submission it held, and a successor for the rest.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections import deque
+from multiprocessing.connection import wait
+from typing import Callable
+
+from modlab.engine import oracles_after_fork
+from modlab.isolation.process import start_method
+
+from .grading import Batch
+from .layout import Submission
+from .store import Record, ResultStore
+
+PARENT_CHECK_S = 0.5
+
+
+def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
+              done: Callable[[Record], None]) -> list[str]:
+    """Grade every submission, ``jobs`` at a time, saving each record as it comes.
+
+    Returns:
+        What the warm-up on the reference found wrong (:meth:`.batch.Batch.warm`).
+    """
+    if not submissions:
+        return []
+    doubts = batch.warm()
+    if jobs == 1:
+        for submission in submissions:
+            record = batch.grade(submission)
+            store.save(record)
+            done(record)
+    else:
+        grade_in_processes(batch, submissions, store, jobs, done)
+    return doubts
+
+
+def grade_in_processes(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
+                       done: Callable[[Record], None]) -> None:
+    """Grade every submission in ``jobs`` forked grading processes."""
+    context = multiprocessing.get_context(start_method())
+    waiting = deque(submissions)
+    busy: list[GradingProcess] = []
+    try:
+        while waiting or busy:
+            while waiting and len(busy) < jobs:
+                busy.append(GradingProcess(context, batch, store))
+                busy[-1].hand(waiting.popleft())
+            for grader in _answered(busy):
+                record = grader.collect()
+                if record is None:  # died: the parent writes the record the process could not
+                    record = batch.failed(grader.holding, f"the grading process {grader.exit_status()}")
+                    store.save(record)
+                    grader.end()
+                    busy.remove(grader)
+                elif waiting:
+                    grader.hand(waiting.popleft())
+                else:
+                    grader.finish()
+                    busy.remove(grader)
+                done(record)
+    finally:
+        for grader in busy:
+            grader.end()
+
+
+def _answered(busy: list["GradingProcess"]) -> list["GradingProcess"]:
+    ready = wait([grader.connection for grader in busy])
+    return [grader for grader in busy if grader.connection in ready]
+
+
+class GradingProcess:
+    """One forked grading process, seen from the parent."""
+
+    def __init__(self, context, batch: Batch, store: ResultStore):
+        self.connection, child_end = context.Pipe()
+        self.process = context.Process(target=serve, args=(child_end, batch, store), name="modlab-grading")
+        self.process.start()
+        child_end.close()
+        self.holding: Submission | None = None
+
+    def hand(self, submission: Submission) -> None:
+        self.holding = submission
+        self.connection.send(submission)
+
+    def collect(self) -> Record | None:
+        """The record of the submission it held, or None if the process died."""
+        try:
+            return Record.from_json(self.connection.recv())
+        except (EOFError, OSError):
+            return None
+
+    def exit_status(self) -> str:
+        self.process.join(timeout=5)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        return f"exited with code {code}"
+
+    def finish(self) -> None:
+        """No more work: let it exit."""
+        self.connection.send(None)
+        self.process.join(timeout=10)
+        self.end()
+
+    def end(self) -> None:
+        """End it now, with the workers it started (they share its process group)."""
+        if self.process.is_alive():
+            if hasattr(os, "killpg"):
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass  # not yet its own group leader: killing the process is enough
+            self.process.kill()
+        self.process.join()
+        self.connection.close()
+
+
+def serve(connection, batch: Batch, store: ResultStore) -> None:
+    """A grading process: grade what the parent hands over until it says stop."""
+    if hasattr(os, "setpgrp"):
+        os.setpgrp()
+    oracles_after_fork()
+    parent = os.getppid()
+    while True:
+        # Not EOF: forked siblings hold copies of the parent's end of this pipe, so EOF never comes.
+        while not connection.poll(PARENT_CHECK_S):
+            if os.getppid() != parent:
+                return  # the parent was killed: stop, with every record finished so far saved
+        try:
+            submission = connection.recv()
+        except EOFError:
+            return
+        if submission is None:
+            return
+        record = batch.grade(submission)
+        store.save(record)
+        try:
+            connection.send(record.to_json())
+        except OSError:  # the parent is gone; the record is saved, the next run skips it
+            return

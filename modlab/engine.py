@@ -1,0 +1,435 @@
+"""The engine: grade one submission's exercise, scenario by scenario.
+
+Every consumer (``modlab grade``, ``modlab check``, the pytest plugin, the
+nbgrader preprocessor, batch grading) goes through :func:`grade_exercise`.
+For each case it asks the trusted oracle (torch.nn) and the submission's
+worker for an observation, compares them here, and records a verdict with
+the feedback that teaches (:mod:`modlab.records`).
+
+May import: :mod:`modlab.isolation` (the workers), :mod:`modlab.grading`
+(scenarios, comparison, evidence, misconceptions), :mod:`modlab.records`,
+:mod:`modlab.course`. Never the batch, the tools or the CLI.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from hypothesis import HealthCheck, Phase, given, settings
+
+from modlab.course import Course, Exercise
+from modlab.grading.compare import Difference, compare, show
+from modlab.grading.evidence import Evidence
+from modlab.grading.explain import Graded, explain_raised, stub_function
+from modlab.grading.loader import grader_file, load_scenarios
+from modlab.grading.misconceptions import detect
+from modlab.grading.observe import RAISED as RAISED_TAG
+from modlab.grading.scenario import Case
+
+from modlab.isolation.process import WorkerFailed, WorkerProcess
+from modlab.records import (CUDA, FAILED, IMPORT, MISMATCH, MISSING, PASSED, RAISED, SKIPPED, TIMEOUT, WORKER_REASONS,
+                            ExerciseResult, Failure, SubmissionResult, TestResult)
+
+GRAFT, WHOLE = "graft", "whole"
+CUDA_ABSENT = "CUDA not available"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to grade.
+
+    Attributes:
+        mode: ``graft`` grades exercise *k* with the submission's exercise-*k*
+            files in the reference package (isolation); ``whole`` grades the
+            submission's package as it is (local checks, no reference).
+        device: ``auto`` runs CUDA cases where CUDA is available and skips
+            them elsewhere; ``cpu`` skips them; ``cuda`` fails them where CUDA
+            is missing, so a misconfigured GPU runner cannot pass by skipping.
+        public_only: grade only the public scenarios.
+    """
+
+    mode: str = GRAFT
+    device: str = "auto"
+    public_only: bool = False
+
+
+class Problem(Exception):
+    """Why one case failed, as the comparison found it (see :meth:`ExerciseGrading.failure`).
+
+    Attributes:
+        reason: one of ``records.REASONS``.
+        message: what happened, for reasons that compared nothing.
+        difference: where the observations part (``mismatch``).
+        raised: the submission's exception record (``raised``, ``import``).
+        expected: torch.nn's whole observation; ``actual``: the submission's.
+        spec: the failing Hypothesis spec, if drawn.
+    """
+
+    def __init__(self, reason: str, message: str = "", *, difference: Difference | None = None,
+                 raised: dict | None = None, expected=None, actual=None):
+        super().__init__(message or reason)
+        self.reason, self.message, self.difference, self.raised = reason, message, difference, raised
+        self.expected, self.actual = expected, actual
+        self.spec = None
+
+    @property
+    def stub(self) -> tuple[str, str] | None:
+        """``(exercise, function)`` when a stub raised, in the scenario or inside any ``outcome()``."""
+        if self.raised is not None:
+            return stub_function(self.raised)
+        found = _stub_record(self.actual)
+        return stub_function(found) if found else None
+
+    def stops_search(self) -> bool:
+        """A hang, a crash, a failed import or a stub fails alike for every spec: nothing to shrink."""
+        return self.reason in WORKER_REASONS or self.stub is not None
+
+
+class _StopSearch(BaseException):
+    """Ends a Hypothesis search at once (Hypothesis shrinks on Exceptions only)."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(problem.reason)
+        self.problem = problem
+
+
+class Oracle:
+    """torch.nn's observations, computed once per process and remembered."""
+
+    def __init__(self, grader_files: list[str]):
+        self.worker = WorkerProcess({"kind": "torch"}, grader_files)
+        self.cache: dict[str, dict] = {}
+        self._cuda: bool | None = None
+
+    def observe(self, request: dict, timeout: float) -> dict:
+        key = json.dumps(request, sort_keys=True)
+        if key not in self.cache:
+            self.cache[key] = self.worker.ask(request, timeout)
+        return self.cache[key]
+
+    @property
+    def cuda(self) -> bool:
+        """Whether CUDA works, asked of the oracle so this process never initialises it."""
+        if self._cuda is None:
+            self._cuda = bool(self.worker.ask({"op": "cuda"}, timeout=120).get("cuda"))
+        return self._cuda
+
+
+_oracles: dict[str, Oracle] = {}
+
+# The specs a Hypothesis search draws while every one passes, by case: the
+# same in every search (derandomized), so a search that passed once is
+# replayed first, without drawing again, and Hypothesis runs only where a spec
+# fails, to shrink it. Drawing costs the grading process more than comparing.
+_passing_specs: dict[tuple[str, str], list] = {}
+
+
+def oracle_for(course: Course) -> Oracle:
+    """The course's oracle, started on first use and ended when this process exits."""
+    if course.id not in _oracles:
+        oracle = _oracles[course.id] = Oracle(all_grader_files(course))
+        atexit.register(lambda: oracle.worker.close())  # the worker in use at exit
+    return _oracles[course.id]
+
+
+def oracles_after_fork() -> None:
+    """In a process forked from a grading process: keep what the oracles
+    remember, but ask a worker of its own (the parent's answers the parent)."""
+    for oracle in _oracles.values():
+        oracle.worker = WorkerProcess({"kind": "torch"}, oracle.worker.grader_files)
+
+
+def all_grader_files(course: Course) -> list[str]:
+    return [str(grader_file(course, e)) for e in course.exercises if grader_file(course, e).is_file()]
+
+
+def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode: str) -> dict[str, str]:
+    """The graded package as ``{file: source}``: in ``graft`` mode the
+    reference with the exercise's files from the submission, in ``whole``
+    mode, or for a ``cumulative`` exercise, the submission's package.
+
+    Raises:
+        FileNotFoundError: a file the exercise names is missing.
+    """
+    package_dir = Path(package_dir)
+    base = package_dir if whole_package(exercise, mode) else course.solutions
+    sources = {path.name: path.read_text(encoding="utf-8") for path in sorted(base.glob("*.py"))}
+    for name in exercise.files:
+        path = package_dir / name
+        if not path.is_file():
+            raise FileNotFoundError(f"exercise {exercise.id} needs {course.package}/{name}, which is missing from {package_dir}")
+        sources[name] = path.read_text(encoding="utf-8", errors="replace")
+    return sources
+
+
+def whole_package(exercise: Exercise, mode: str) -> bool:
+    """Whether the submission's whole package is graded, not just the exercise's files."""
+    return mode == WHOLE or exercise.cumulative
+
+
+def grade_submission(course: Course, package_dir: Path, exercises: list[Exercise] | None = None,
+                     options: GradeOptions = GradeOptions(), student: str = "",
+                     progress: Callable[[ExerciseResult], None] | None = None) -> SubmissionResult:
+    """Grade the given exercises (default: all) of the package in ``package_dir``.
+
+    Args:
+        progress: called with each exercise's result as soon as it is graded.
+
+    Example::
+
+        result = grade_submission(course, Path("solutions/mynn"), student="reference")
+    """
+    result = SubmissionResult(student=student or Path(package_dir).resolve().parent.name)
+    for exercise in exercises or course.exercises:
+        result.exercises.append(grade_exercise(course, exercise, package_dir, options))
+        if progress:
+            progress(result.exercises[-1])
+    return result
+
+
+def grade_exercise(course: Course, exercise: Exercise, package_dir: Path,
+                   options: GradeOptions = GradeOptions()) -> ExerciseResult:
+    """Grade one exercise of one submission; never raises for the submission's faults."""
+    started = time.monotonic()
+    cases = [case for s in load_scenarios(course, exercise, options.public_only) for case in s.cases()]
+    with ExerciseGrading(course, exercise, package_dir, options) as grading:
+        tests = [grading.check(case) for case in cases]
+    return _scored(exercise, cases, tests, started, grading.error)
+
+
+class ExerciseGrading:
+    """Grading one exercise of one submission: its worker, its deadline, its verdicts.
+
+    Use as a context manager, so the worker process always ends::
+
+        with ExerciseGrading(course, exercise, "solutions/mynn") as grading:
+            test = grading.check(case)
+    """
+
+    def __init__(self, course: Course, exercise: Exercise, package_dir: Path, options: GradeOptions = GradeOptions()):
+        self.course, self.exercise, self.options = course, exercise, options
+        self.oracle = oracle_for(course)
+        self.deadline: float | None = None  # set when the submission's code first runs
+        self.error, self.worker = "", None
+        graft = not whole_package(exercise, options.mode)
+        try:
+            sources = package_sources(course, exercise, package_dir, options.mode)
+        except (FileNotFoundError, UnicodeDecodeError) as missing:
+            self.error, sources = str(missing), {}
+        own = list(exercise.files) if graft else sorted(sources)
+        self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), reference_sources(course))
+        if sources:
+            world = {"kind": "package", "package": course.package, "sources": sources, "own": own}
+            self.worker = WorkerProcess(world, all_grader_files(course), limits=course.limits)
+
+    def __enter__(self) -> "ExerciseGrading":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+    def check(self, case: Case) -> TestResult:
+        started = time.monotonic()
+        test = TestResult(name=case.name, outcome=PASSED, score=0.0, max_score=0.0, public=case.scenario.public,
+                          doc=case.scenario.doc)
+        skip = self._skip_reason(case)
+        if skip:
+            test.outcome, test.feedback = SKIPPED, skip
+            return test
+        try:
+            if self.worker is None:
+                raise Problem(MISSING, self.error)
+            if self.options.device == "cuda" and case.needs_cuda and not self.oracle.cuda:
+                raise Problem(CUDA, f"{CUDA_ABSENT}, but grading asked for --device cuda")
+            if case.scenario.specs is None:
+                self._compare(case, case.arguments())
+            else:
+                self._search(case)
+        except Problem as problem:
+            test.failure = self.failure(case, problem)
+            test.outcome, test.reason, test.feedback = FAILED, problem.reason, test.failure.text(case.scenario.doc)
+        test.seconds = time.monotonic() - started
+        return test
+
+    def _skip_reason(self, case: Case) -> str:
+        if not case.needs_cuda or self.options.device == "cuda":
+            return ""
+        if self.options.device == "cpu":
+            return "CUDA case skipped: grading with --device cpu"
+        return "" if self.oracle.cuda else CUDA_ABSENT
+
+    def _compare(self, case: Case, arguments: dict) -> None:
+        request = {"op": "run", "scenario": case.scenario.key, "arguments": arguments}
+        timeout = self.course.limits.scenario_timeout_s
+        expected = self.oracle.observe(request, timeout * 3)
+        if "observation" not in expected:
+            raise RuntimeError(f"grader bug: torch.nn raised in {case.name}: {expected}")
+        # The submission's clock starts with its own first scenario, so the
+        # oracle's start-up never counts against the first exercise graded.
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.course.limits.submission_timeout_s
+        elif time.monotonic() > self.deadline:
+            raise Problem(TIMEOUT, f"submission exceeded {self.course.limits.submission_timeout_s:g} s in all")
+        try:
+            actual = self.worker.ask(request, timeout)
+        except WorkerFailed as failed:
+            raise self._worker_problem(failed) from None
+        if "observation" not in actual:
+            raised = actual.get("raised") or {"type": "unknown", "message": ""}
+            raise Problem(RAISED, raised=raised, expected=expected["observation"])
+        difference = compare(expected["observation"], actual["observation"], case.scenario.tolerance)
+        if difference:
+            raise Problem(MISMATCH, difference=difference, expected=expected["observation"],
+                          actual=actual["observation"])
+
+    def _search(self, case: Case) -> None:
+        """Compare on many specs drawn by Hypothesis; keep the smallest that fails.
+
+        A hang, a crash, a failed import or a stub fails the same way for
+        every spec, so the search stops at the first one instead of shrinking.
+        A search that passed once is replayed first (see ``_passing_specs``).
+        """
+        key = (case.scenario.key, case.name)
+        if key in _passing_specs and self._replay(case, _passing_specs[key]):
+            return
+        drawn = []
+
+        # No "explain" phase: it re-runs a failing spec many times to annotate
+        # it, and the feedback already shows the smallest failing spec.
+        @settings(derandomize=True, max_examples=case.scenario.examples, database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck), print_blob=False, report_multiple_bugs=False,
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
+        @given(spec=case.scenario.specs)
+        def property_holds(spec):
+            drawn.append(spec)
+            try:
+                self._compare(case, case.arguments(spec))
+            except Problem as problem:
+                problem.spec = spec
+                if problem.stops_search():
+                    raise _StopSearch(problem) from None
+                raise
+
+        try:
+            property_holds()
+        except _StopSearch as stop:
+            raise stop.problem from None
+        _passing_specs[key] = drawn
+
+    def _replay(self, case: Case, specs: list) -> bool:
+        """Compare on the specs a passing search draws, in its order.
+
+        Returns True if all pass: the search would draw just these and pass.
+        Returns False at the first that fails in a way worth shrinking, for
+        the search to find the smallest failing spec. Raises the failures
+        that stop a search, as the search would at that same spec.
+        """
+        for spec in specs:
+            try:
+                self._compare(case, case.arguments(spec))
+            except Problem as problem:
+                if not problem.stops_search():
+                    return False
+                problem.spec = spec
+                raise
+        return True
+
+    def _worker_problem(self, failed: WorkerFailed) -> Problem:
+        if failed.kind == IMPORT:
+            error = self.worker.load_error or {}
+            where = f" ({error['file']}:{error.get('line', '?')})" if error.get("file") else ""
+            self.error = f"your package did not import: {error.get('type')}{where}: {error.get('message', '')}"
+            return Problem(IMPORT, "your package did not import", raised=error)
+        return Problem(failed.kind, str(failed))
+
+    def failure(self, case: Case, problem: Problem) -> Failure:
+        """The failure record: what each world did, where, and what it means.
+
+        A hint is a misconception whose detector found evidence in this very
+        failure; a stub (nothing written yet) gets none, and an exception gets
+        the explanation its record supports.
+        """
+        failure = Failure(problem.reason, message=problem.message,
+                          smallest_case=None if problem.spec is None else show(problem.spec, 300))
+        evidence = None
+        if problem.difference is not None:
+            found = problem.difference
+            failure.where, failure.detail = found.where, found.detail
+            failure.torch, failure.yours = show(found.expected), show(found.actual)
+            inside = _stub_record(problem.actual)
+            if inside:
+                failure.explanation = explain_raised(inside, self.graded)
+            evidence = Evidence.of(problem.expected, problem.actual, found, None, case.scenario.tolerance)
+        elif problem.raised is not None:
+            failure.raised = self._with_exercise(problem.raised)
+            failure.explanation = explain_raised(problem.raised, self.graded)
+            evidence = Evidence.of(problem.expected, None, None, problem.raised)
+        if evidence is not None and problem.stub is None:
+            failure.misconceptions = [m.as_record() for m in detect(case.scenario.misconceptions, evidence)]
+        return failure
+
+    def _with_exercise(self, raised: dict) -> dict:
+        """The exception record as the failure shows it: type, message, file, line, exercise."""
+        shown = {key: raised[key] for key in ("type", "message", "file", "line") if key in raised}
+        if raised.get("file") in self.graded.exercise_of_file:
+            shown["exercise"] = self.graded.exercise_of_file[raised["file"]]
+        return shown
+
+
+def files_by_exercise(course: Course) -> dict[str, str]:
+    """Each package file's exercise: ``{"walk.py": "03", ...}``."""
+    return {name: exercise.id for exercise in course.exercises for name in exercise.files}
+
+
+_reference_sources: dict[str, dict[str, str]] = {}
+
+
+def reference_sources(course: Course) -> dict[str, str]:
+    """The reference package's files, read once per process."""
+    key = str(course.solutions)
+    if key not in _reference_sources:
+        _reference_sources[key] = {path.name: path.read_text(encoding="utf-8")
+                                   for path in sorted(course.solutions.glob("*.py"))}
+    return _reference_sources[key]
+
+
+def _scored(exercise: Exercise, cases: list[Case], tests: list[TestResult], started: float,
+            error: str = "") -> ExerciseResult:
+    """Weight each counted test by its scenario's points; skipped tests do not count."""
+    counted = [(case, test) for case, test in zip(cases, tests) if test.outcome != SKIPPED]
+    total = sum(case.scenario.points for case, _ in counted)
+    for case, test in counted:
+        test.max_score = exercise.points * case.scenario.points / total
+        test.score = test.max_score if test.outcome == PASSED else 0.0
+    return ExerciseResult(
+        id=exercise.id,
+        score=sum(t.score for t in tests),
+        max_score=float(exercise.points),
+        tests=tests,
+        error=error,
+        seconds=time.monotonic() - started,
+    )
+
+
+def _stub_record(observation, depth: int = 0) -> dict | None:
+    """The first exception record in an observation that a stub raised, if any."""
+    if depth > 60:
+        return None
+    if isinstance(observation, dict):
+        if RAISED_TAG in observation:
+            return observation[RAISED_TAG] if stub_function(observation[RAISED_TAG]) else None
+        observation = list(observation.values())
+    if isinstance(observation, list):
+        for item in observation:
+            found = _stub_record(item, depth + 1)
+            if found:
+                return found
+    return None

@@ -1,0 +1,256 @@
+"""The zygote's own side: fork workers on request, keep them, end them with all they started.
+
+Runs in the zygote process (see :mod:`.zygote` for why there is one), started
+with ``python -c`` by the grading process, which never imports this module.
+Before each fork it preloads the graders a worker needs and what Landlock
+lets a worker reach, so that no worker pays for either; the forked child
+becomes a worker (:func:`.worker.serve`) at once.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import select
+import shutil
+import signal
+import socket
+import sys
+from multiprocessing.connection import Connection
+
+from .protocol import receive_frame, send_frame
+from .sandbox import Policy, make_workdir
+from .sandbox.environment import quiet_descriptors
+from .sandbox.landlock import prepare
+from .sandbox.libc import LINUX
+from .sandbox.namespaces import CLONE_NEWPID, become_subreaper, setns, unshare
+from .sandbox.user import worker_uid
+
+
+class Kept:
+    """One worker the zygote keeps."""
+
+    def __init__(self, pid: int, control: socket.socket, workdir: str | None):
+        self.pid, self.control, self.workdir = pid, control, workdir
+        self.stopping = False
+
+
+def main(sock: socket.socket) -> None:
+    """The zygote's loop: fork workers on request, stop them, reap them."""
+    import torch  # noqa: F401  (preloaded: every worker would import it)
+
+    from . import worker
+
+    if LINUX:
+        become_subreaper()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    keeper = Keeper(worker.serve)
+    send_frame(sock, {"ready": True})
+    try:
+        while True:
+            readable, _, _ = select.select([sock, wake_read, *keeper.controls()], [], [])
+            if wake_read in readable:
+                os.read(wake_read, 4096)
+                keeper.reap()
+            if sock in readable:
+                request, fds = receive_frame(sock, max_fds=2)
+                if request is None:
+                    return
+                keeper.fork(request, fds, sock)
+            for control in readable:
+                if isinstance(control, socket.socket) and control is not sock:
+                    keeper.stop(control)
+    finally:
+        keeper.stop_all()
+
+
+class Keeper:
+    """Forks, stops and reaps the workers of one zygote."""
+
+    def __init__(self, serve):
+        self.serve = serve
+        self.kept: dict[int, Kept] = {}
+        self.count = 0
+        self.pid_namespaces = LINUX and os.geteuid() == 0
+        self.own_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY) if self.pid_namespaces else -1
+
+    def controls(self) -> list[socket.socket]:
+        return [kept.control for kept in self.kept.values() if not kept.stopping]
+
+    def fork(self, request: dict, fds: list[int], sock: socket.socket) -> None:
+        data_fd, control_fd = fds
+        control = socket.socket(fileno=control_fd)
+        _preload(request.get("graders") or [])
+        prepare()  # made here, not in every worker
+        gc.freeze()  # the worker's collector leaves the zygote's objects alone: no copy-on-write
+        limits = request.get("limits")
+        self.count += 1
+        uid = workdir = None
+        if limits is not None:
+            uid = worker_uid(os.getpid() * 1000 + self.count)
+            workdir = make_workdir(uid)
+        in_namespace = limits is not None and self.pid_namespaces
+        pid = -1
+        try:
+            if in_namespace:
+                unshare(CLONE_NEWPID)
+            pid = os.fork()
+        except OSError as exc:
+            control.close()
+            os.close(data_fd)
+            send_frame(sock, {"error": f"fork: {exc}"})
+            return
+        finally:
+            if in_namespace and pid != 0:
+                setns(self.own_namespace, CLONE_NEWPID)
+            if pid == -1 and workdir:
+                _remove(workdir)
+        if pid == 0:
+            self._become_worker(data_fd, limits, workdir, uid)
+        os.close(data_fd)
+        self.kept[pid] = Kept(pid, control, workdir)
+        send_frame(sock, {"pid": pid})
+
+    def _become_worker(self, data_fd: int, limits: dict | None, workdir: str | None, uid: int | None) -> None:
+        code = 0
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            quiet_descriptors(data_fd)
+            policy = Policy(workdir=workdir, uid=uid, **limits) if limits is not None else None
+            self.serve(Connection(data_fd), policy)
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
+
+    def stop(self, control: socket.socket) -> None:
+        """The grading process said stop (or went away): end that worker's tree.
+
+        The report follows when SIGCHLD says the worker is gone.
+        """
+        for kept in self.kept.values():
+            if kept.control is control:
+                kept.stopping = True
+                _kill_tree(kept.pid)
+                self.reap()
+                return
+
+    def reap(self) -> None:
+        """Collect ended children; report each worker's end; end its leftovers."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            kept = self.kept.pop(pid, None)
+            if kept is not None:
+                if not self.pid_namespaces:  # in a namespace, the kernel has ended the rest
+                    self._end_orphans()
+                self._report(kept, os.waitstatus_to_exitcode(status))  # only once all is gone
+
+    def _report(self, kept: Kept, code: int) -> None:
+        """Remove the worker's directory, then say how it ended: once the
+        grading process hears it, nothing of the worker is left."""
+        if kept.workdir:
+            _remove(kept.workdir)
+        try:
+            send_frame(kept.control, {"exitcode": code})
+        except OSError:
+            pass  # the grading process stopped listening
+        kept.control.close()
+
+    def _end_orphans(self) -> None:
+        """Kill and reap every child that is not a kept worker: a descendant
+        that escaped its worker by double-forking came to us as its subreaper."""
+        while True:
+            orphans = [pid for pid in _children(os.getpid()) if pid not in self.kept]
+            if not orphans:
+                return
+            for pid in orphans:
+                _kill(pid)
+            for pid in orphans:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+
+    def stop_all(self) -> None:
+        for pid in list(self.kept):
+            _kill_tree(pid)
+        while self.kept:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            kept = self.kept.pop(pid, None)
+            if kept is not None:
+                self._report(kept, os.waitstatus_to_exitcode(status))
+        self._end_orphans()
+
+
+def _preload(grader_files: list[str]) -> None:
+    """Import graders once in the zygote, so that no worker pays for them."""
+    from modlab.grading.loader import import_grader
+
+    for path in grader_files:
+        try:
+            import_grader(path)
+        except Exception:  # the worker imports it again and reports the error
+            pass
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL a worker, its process group, and (in its PID namespace) all it started.
+
+    Descendants outside a namespace come to the zygote when their parents
+    die; :meth:`Keeper._end_orphans` ends them once the worker is reaped.
+    """
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    _kill(pid)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _children(parent: int) -> list[int]:
+    """Processes whose parent is ``parent`` (by /proc; none where /proc is absent)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(entry))
+    return found
+
+
+def _remove(path: str) -> None:
+    """Remove a worker's directory, whatever modes it left on what it wrote."""
+    def grant(function, target, _):
+        os.chmod(os.path.dirname(target), 0o700)
+        os.chmod(target, 0o700)
+        function(target)
+
+    handler = {"onexc": grant} if sys.version_info >= (3, 12) else {"onerror": grant}
+    try:
+        shutil.rmtree(path, **handler)
+    except OSError:
+        pass

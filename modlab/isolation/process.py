@@ -1,0 +1,291 @@
+"""A worker process seen from the grading process: start, ask, time out, restart.
+
+Workers are forked from the zygote (:mod:`.zygote`), a clean interpreter that
+has already imported torch and the graders: a worker starts in milliseconds
+and inherits nothing of the grading process. The grading process never
+touches CUDA itself, and neither does the zygote, so forking stays safe on
+GPU runners: each world creates its own CUDA context. Where there is no fork
+(Windows), or with ``MODLAB_START_METHOD=spawn``, workers are spawned instead,
+import both again, and run unconfined: only the timeouts hold there.
+
+A package's worker runs the submission's code: it is confined
+(:mod:`.sandbox`) with the course's limits, all its scenarios share one
+deadline, and everything it answers is checked (:mod:`.protocol`,
+:mod:`.tamper`) before the grading side reads it. A limit it reaches fails
+the test with a message naming the limit ("scenario exceeded 10 s",
+"worker exceeded 2 GiB").
+"""
+from __future__ import annotations
+
+import functools
+import json
+import marshal
+import math
+import multiprocessing
+import os
+import signal
+import time
+
+from modlab.course import Limits
+from modlab.records import CRASH, IMPORT, LIMIT, PROTOCOL, TAMPER, TIMEOUT
+
+from . import tamper
+from .protocol import ProtocolError, check_answer, check_hello, parse_answer
+from .worker import serve
+from .zygote import zygote
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+STOP_TIMEOUT = 10.0
+EXIT_TIMEOUT = 5.0
+
+
+class WorkerFailed(Exception):
+    """The worker crashed, hung, answered nonsense, reached a limit or was caught tampering."""
+
+    def __init__(self, reason: str, kind: str):
+        super().__init__(reason)
+        self.kind = kind  # one of records.WORKER_REASONS
+
+
+class SandboxFailed(RuntimeError):
+    """The worker could not be confined: this machine's fault, not the submission's."""
+
+
+def start_method() -> str:
+    """``fork`` where the platform has it, unless MODLAB_START_METHOD says otherwise.
+
+    Grading processes are started this way; workers come from the zygote
+    unless this says ``spawn``.
+    """
+    wanted = os.environ.get("MODLAB_START_METHOD")
+    if wanted:
+        return wanted
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+class WorkerProcess:
+    """One world (torch.nn, or a graded package) served by a child process.
+
+    The process starts on first use and again after it failed, so one crash
+    or hang costs the scenario it was running, not the ones after it. Once a
+    package failed to import, hung importing, or was caught delegating to
+    torch.nn as it loaded, every request fails at once with that reason.
+
+    Args:
+        world: ``{"kind": "torch"}``, or ``{"kind": "package", "package":
+            name, "sources": {file: text}, "own": [files]}`` where ``own``
+            names the submission's files (default: all); the others are the
+            reference's, sent compiled.
+        grader_files: the graders whose scenarios it runs.
+        load_timeout: the most a (trusted) world may take to load.
+        limits: a package worker's limits (default: :class:`Limits`' defaults).
+    """
+
+    def __init__(self, world: dict, grader_files: list[str], load_timeout: float = 60.0,
+                 limits: Limits | None = None):
+        self.world = world
+        self.grader_files = grader_files
+        self.confined = world.get("kind") == "package"
+        self.limits = limits or Limits()
+        self.load_timeout = min(load_timeout, self.limits.scenario_timeout_s) if self.confined else load_timeout
+        self.deadline = math.inf  # a package's clock starts with its first worker (not the zygote's start)
+        self.connection = None
+        self.handle = None
+        self.load_error: dict | None = None
+        self.refusal: WorkerFailed | None = None
+        self.sandbox: dict[str, str] = {}  # what confines it, as the worker reported
+        self._asked = 0
+
+    def ask(self, request: dict, timeout: float) -> dict:
+        """Send one request and wait for its answer.
+
+        Raises:
+            WorkerFailed: the worker died, hung past ``timeout`` seconds (or
+                past the submission's deadline), answered something malformed,
+                reached a limit, tampered, or its package did not import
+                (``load_error`` then says why).
+            SandboxFailed: the worker could not be confined.
+        """
+        self._allowance(timeout, "")  # past the deadline: fail before starting anything
+        self._ensure_started()
+        wait, reason = self._allowance(timeout, f"scenario exceeded {timeout:g} s")
+        self._asked += 1
+        try:
+            self.connection.send_bytes(json.dumps({**request, "id": self._asked}).encode())
+        except OSError:
+            raise self._crashed() from None
+        answer = self._receive(wait, reason)
+        if answer.get("id") != self._asked:
+            self.close()
+            raise WorkerFailed("the worker answered out of turn", PROTOCOL)
+        return self._checked(answer) if self.confined else answer
+
+    def close(self) -> None:
+        """End the worker and everything it started."""
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+        if self.handle is not None:
+            self.handle.stop(STOP_TIMEOUT)
+            self.handle = None
+
+    # -- starting --------------------------------------------------------------
+
+    def _ensure_started(self) -> None:
+        if self.refusal is not None:
+            raise self.refusal
+        if self.connection is not None:
+            return
+        self.connection, self.handle = self._launch()
+        if self.confined and self.deadline == math.inf:
+            self.deadline = time.monotonic() + self.limits.submission_timeout_s
+        wait, reason = self._allowance(self.load_timeout, f"importing the package exceeded {self.load_timeout:g} s")
+        try:
+            self.connection.send_bytes(_payload(self.world))
+        except OSError:
+            raise self._crashed() from None
+        try:
+            hello = self._receive(wait, reason)
+            check_hello(hello)
+        except WorkerFailed as failed:
+            if failed.kind == TIMEOUT:  # it would hang again: do not wait for it each time
+                self.refusal = failed
+            raise
+        except ProtocolError as exc:
+            raise self._refuse(str(exc), PROTOCOL) from None
+        if "sandbox_error" in hello:
+            self.close()
+            raise SandboxFailed(f"the worker could not be confined: {hello['sandbox_error']}")
+        self.sandbox = hello.get("sandbox", {})
+        if not hello["loaded"]:
+            self.load_error = hello.get("error") or {"type": "unknown", "message": ""}
+            raise self._refuse(f"the package did not import: {self.load_error['type']}", IMPORT)
+        if hello.get("tamper"):
+            raise self._refuse(tamper.explain(hello["tamper"], "builds on"), TAMPER)
+
+    def _launch(self):
+        limits = None
+        if self.confined:
+            limits = {"memory_mib": self.limits.memory_mib, "max_processes": self.limits.max_processes}
+        if start_method() == "spawn" or not hasattr(os, "fork"):
+            return _spawn(self.grader_files)
+        return zygote().fork(self.grader_files, limits)
+
+    def _refuse(self, reason: str, kind: str) -> WorkerFailed:
+        self.close()
+        self.refusal = WorkerFailed(reason, kind)
+        return self.refusal
+
+    # -- answers ---------------------------------------------------------------
+
+    def _allowance(self, timeout: float, reason: str) -> tuple[float, str]:
+        """How long to wait, and what to say if the wait runs out."""
+        remaining = self.deadline - time.monotonic()
+        whole = f"submission exceeded {self.limits.submission_timeout_s:g} s in all"
+        if remaining <= 0:
+            raise WorkerFailed(whole, TIMEOUT)
+        return (timeout, reason) if timeout <= remaining else (remaining, whole)
+
+    def _receive(self, timeout: float, timeout_reason: str) -> dict:
+        try:
+            if not self.connection.poll(timeout):
+                self.close()
+                raise WorkerFailed(timeout_reason, TIMEOUT)
+            raw = self.connection.recv_bytes(MAX_ANSWER_BYTES)
+        except EOFError:
+            raise self._crashed() from None
+        except OSError:  # over MAX_ANSWER_BYTES, or the socket broke
+            self.close()
+            raise WorkerFailed(f"the worker answered more than {MAX_ANSWER_BYTES >> 20} MiB, or broke off", PROTOCOL) from None
+        try:
+            return parse_answer(raw)
+        except ProtocolError as exc:
+            self.close()
+            raise WorkerFailed(str(exc), PROTOCOL) from None
+
+    def _checked(self, answer: dict) -> dict:
+        """A package worker's answer, once it is known to be well-formed and honest."""
+        try:
+            check_answer(answer)
+        except ProtocolError as exc:
+            self.close()
+            raise WorkerFailed(str(exc), PROTOCOL) from None
+        if answer["tamper"]:
+            raise WorkerFailed(tamper.explain(answer["tamper"], "called"), TAMPER)
+        if "observation" in answer:
+            found = tamper.torch_nn_types(answer["observation"])
+            if found:
+                raise WorkerFailed(tamper.explain(found, "returned objects of"), TAMPER)
+        elif answer["raised"].get("limit"):
+            raise WorkerFailed(self._limit_reached(answer["raised"]["limit"]), LIMIT)
+        return answer
+
+    def _limit_reached(self, limit: str) -> str:
+        if limit == "memory":
+            return f"worker exceeded {_size(self.limits.memory_mib)}"
+        if limit == "processes":
+            return f"worker exceeded {self.limits.max_processes} processes"
+        return f"worker exceeded its {limit[:40]} limit"
+
+    def _crashed(self) -> WorkerFailed:
+        code = self.handle.exitcode(EXIT_TIMEOUT) if self.handle is not None else None
+        self.close()
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return WorkerFailed(f"worker killed by signal {name}", CRASH)
+        return WorkerFailed(f"worker exited with code {code}", CRASH)
+
+
+def _size(mib: int) -> str:
+    return f"{mib / 1024:g} GiB" if mib >= 1024 and mib % 512 == 0 else f"{mib} MiB"
+
+
+def _payload(world: dict) -> bytes:
+    """The world as the worker receives it: the submission's files as source
+    text, the reference's compiled, so that their source never reaches it."""
+    if world.get("kind") != "package":
+        return marshal.dumps({"kind": world.get("kind", "torch")})
+    package, sources = world["package"], world["sources"]
+    own = set(world.get("own", sources))
+    return marshal.dumps({
+        "kind": "package",
+        "package": package,
+        "sources": {name: text for name, text in sources.items() if name in own},
+        "code": {name: _compiled(f"{package}/{name}", text) for name, text in sources.items() if name not in own},
+    })
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(filename: str, source: str):
+    return compile(source, filename, "exec")
+
+
+# -- where there is no fork --------------------------------------------------------
+
+class SpawnedHandle:
+    """A spawned worker, with the zygote handle's two methods."""
+
+    def __init__(self, process):
+        self.process, self.pid = process, process.pid
+
+    def exitcode(self, timeout: float) -> int | None:
+        self.process.join(timeout)
+        return self.process.exitcode
+
+    def stop(self, timeout: float) -> int | None:
+        self.process.join(0.5)  # its pipe is closed: a well-behaved worker exits and removes its folder
+        if self.process.is_alive():
+            self.process.kill()
+        return self.exitcode(timeout)
+
+
+def _spawn(grader_files: list[str]):
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe(duplex=True)
+    process = context.Process(target=serve, args=(theirs, None, grader_files), daemon=True)
+    process.start()
+    theirs.close()
+    return ours, SpawnedHandle(process)

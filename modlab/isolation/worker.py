@@ -1,0 +1,246 @@
+"""The worker: the one module that runs a graded package's code.
+
+It runs in its own process, forked by the zygote (:mod:`.zygote`) or spawned
+where there is no fork, and serves one "world": ``torch.nn`` itself (the
+trusted oracle) or a ``mynn`` package. A worker for a package:
+
+1. is confined first (:func:`.sandbox.confine`), before any of the
+   submission's code exists in it;
+2. receives its world from the grading process: the submission's files as
+   source text (also written to its private directory, so its tracebacks
+   show them), the reference's other files as compiled code objects
+   (``marshal``), so that ``inspect.getsource`` finds nothing to copy;
+3. installs tripwires on torch.nn (:mod:`.tripwires`), loads the package from
+   memory and says hello: loaded, or the import error, and what confines it;
+4. answers requests until EOF: runs a scenario body with the package as
+   ``nn`` and answers with the plain-data observation of
+   :mod:`modlab.grading.observe`.
+
+Requests and answers are JSON bytes; nothing is unpickled on the grading side.
+"""
+from __future__ import annotations
+
+import atexit
+import importlib.abc
+import importlib.util
+import json
+import marshal
+import os
+import random
+import shutil
+import sys
+import tempfile
+
+import torch
+
+from modlab.grading import observe
+from modlab.grading.scenario import GRADER_FILE, REGISTRY
+
+from . import tripwires
+from .sandbox import Policy, confine
+
+class SourcePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Import a package from ``{relative path: source text}`` held in memory.
+
+    The graded package never lies on a path Python searches, so nothing the
+    submission leaves beside its files (a ``pytest.py``, a ``conftest.py``)
+    is ever imported in its place.
+    """
+
+    def __init__(self, package: str, sources: dict[str, str], code: dict):
+        self.package = package
+        self.sources = sources
+        self.code = code
+        self.loaded: list = []  # the package's modules, in the order they loaded
+
+    def _relpath(self, fullname: str) -> str | None:
+        if fullname == self.package:
+            return "__init__.py"
+        head, _, tail = fullname.partition(".")
+        name = f"{tail}.py"
+        if head == self.package and "." not in tail and (name in self.sources or name in self.code):
+            return name
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        relpath = self._relpath(fullname)
+        if relpath is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self, is_package=relpath == "__init__.py")
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        relpath = self._relpath(module.__name__)
+        filename = f"{self.package}/{relpath}"
+        module.__file__ = filename
+        code = self.code.get(relpath) or compile(self.sources[relpath], filename, "exec")
+        self.loaded.append(module)
+        exec(code, module.__dict__)
+
+
+def load_world(world: dict):
+    """The ``nn`` the scenarios of this process receive, and the package's modules."""
+    if world["kind"] == "torch":
+        return torch.nn, []
+    finder = SourcePackage(world["package"], world["sources"], world.get("code", {}))
+    sys.meta_path.insert(0, finder)
+    return importlib.import_module(world["package"]), finder.loaded
+
+
+def failure(exc: BaseException, package: str | None) -> dict:
+    """An exception as plain data: type and message, the package file and line
+    it came from, the package frames it passed through (outermost first, with
+    each function's qualified name), who was running when it was raised (the
+    package's code, or the scenario's own), and the missing name of an
+    ``AttributeError`` or ``NameError``."""
+    record = {"type": type(exc).__name__, "message": _text(exc)[:500]}
+    frames = list(_frames(exc.__traceback__))
+    if isinstance(exc, SyntaxError) and exc.filename:
+        frames.append((exc.filename, exc.lineno or 0, "<module>"))
+    ours = [(f.split("/", 1)[1], line, name) for f, line, name in frames if package and f.startswith(f"{package}/")]
+    if ours:
+        record["file"], record["line"] = ours[-1][0], ours[-1][1]
+        record["frames"] = [list(frame) for frame in ours[-MAX_FRAMES:]]
+        record["by"] = _raised_by(frames, package)
+    missing = getattr(exc, "name", None)  # an ImportError's .name is the module's, not the missing name's
+    if isinstance(exc, (AttributeError, NameError)) and isinstance(missing, str):
+        record["name"] = missing[:200]
+    limit = _limit_reached(exc)
+    if limit:
+        record["limit"] = limit
+    return record
+
+
+MAX_FRAMES = 12
+
+
+def _frames(tb):
+    """``(filename, line, qualified name)`` of each frame, outermost first."""
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        yield code.co_filename, tb.tb_lineno, getattr(code, "co_qualname", code.co_name)
+        tb = tb.tb_next
+
+
+def _raised_by(frames: list, package: str) -> str:
+    """``package`` if the package's code was running when the exception was
+    raised (perhaps inside torch, called from it), ``scenario`` if the
+    grader's own code was (on something the package returned)."""
+    for filename, _, _ in reversed(frames):
+        if filename.startswith(f"{package}/"):
+            return "package"
+        if GRADER_FILE.search(filename) or f"{os.sep}modlab{os.sep}grading{os.sep}" in filename:
+            return "scenario"
+    return "package"
+
+
+def _limit_reached(exc: BaseException | None) -> str:
+    """``memory`` or ``processes`` if the exception (or one it came from) says
+    that the worker hit that limit; otherwise ``""``."""
+    for _ in range(5):
+        if exc is None:
+            return ""
+        text = _text(exc)
+        if isinstance(exc, MemoryError) or "can't allocate memory" in text:
+            return "memory"
+        if isinstance(exc, BlockingIOError) or "can't start new thread" in text:
+            return "processes"
+        exc = exc.__cause__ or exc.__context__
+    return ""
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a submission's exception whose __str__ fails
+        return "<unprintable>"
+
+
+def run_request(nn, request: dict) -> dict:
+    """Run one scenario body and observe what it returns."""
+    scenario = REGISTRY[request["scenario"]]
+    torch.manual_seed(request.get("seed", 0))
+    random.seed(request.get("seed", 0))
+    result = scenario.body(nn, **request["arguments"])
+    # Observed as plain tensors: a tensor subclass's __torch_function__ cannot
+    # change what its detach(), reshape() or bytes look like to the encoder.
+    with torch._C.DisableTorchFunctionSubclass():
+        return {"observation": observe.encode(result)}
+
+
+def answer(request: dict, nn, package: str | None) -> dict:
+    if request["op"] == "cuda":
+        return {"cuda": torch.cuda.is_available(), "name": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
+    try:
+        return run_request(nn, request)
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt are the submission's too
+        return {"raised": failure(exc, package)}
+
+
+def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()) -> None:
+    """Worker entry point: confine, load the world, then answer requests until EOF."""
+    _import_graders(grader_files)  # before confinement hides them (a no-op under the zygote)
+    sandbox = {}
+    if policy is not None:
+        try:
+            sandbox = confine(policy)
+        except Exception as exc:  # the machine's fault, not the submission's
+            connection.send_bytes(json.dumps({"loaded": False, "sandbox_error": f"{type(exc).__name__}: {exc}"}).encode())
+            return
+    else:  # spawned, unconfined: still keep its files and output away from the student's folder
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        workdir = tempfile.mkdtemp(prefix="modlab-worker-")
+        atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+        os.chdir(workdir)
+    world = marshal.loads(connection.recv_bytes())
+    package = world.get("package")
+    if package:
+        _write_own_files(package, world["sources"])
+        tripwires.install_tripwires()
+    try:
+        nn, modules = load_world(world)
+    except BaseException as exc:
+        connection.send_bytes(json.dumps({"loaded": False, "error": failure(exc, package)}).encode())
+        return
+    hello = {"loaded": True, "sandbox": sandbox}
+    if package:
+        hello["tamper"] = tripwires.delegating_classes(modules) + tripwires.tripped()
+    connection.send_bytes(json.dumps(hello).encode())
+    _answer_requests(connection, nn, package)
+
+
+def _answer_requests(connection, nn, package: str | None) -> None:
+    me = os.getpid()
+    while True:
+        try:
+            request = json.loads(connection.recv_bytes())
+        except EOFError:
+            return
+        reply = answer(request, nn, package)
+        if os.getpid() != me:  # a process the submission forked came back here: not ours to answer
+            os._exit(0)
+        reply["id"] = request.get("id")
+        if package:
+            reply["tamper"] = tripwires.tripped()
+        connection.send_bytes(json.dumps(reply).encode())
+
+
+def _write_own_files(package: str, sources: dict[str, str]) -> None:
+    """The submission's own files, in the private directory (the cwd): its tracebacks show its lines."""
+    os.makedirs(package, exist_ok=True)
+    for name, text in sources.items():
+        if "/" not in name and not name.startswith("."):
+            with open(os.path.join(package, name), "w", encoding="utf-8") as file:
+                file.write(text)
+
+
+def _import_graders(grader_files: list[str]) -> None:
+    """Under ``spawn`` the registry starts empty: import the graders again."""
+    from modlab.grading.loader import import_grader
+
+    for path in grader_files:
+        import_grader(path)

@@ -1,0 +1,160 @@
+"""The zygote: a clean, preloaded parent every worker is forked from.
+
+A forked child holds a copy of its parent's memory. Forked straight from the
+grading process, a worker would inherit its command line (where the results
+go), its environment (tokens), and whatever it had read before (other
+students' submissions, the reference solution of the exercise being graded).
+The zygote is a fresh interpreter instead, started with a scrubbed
+environment and a command line that names nothing. It imports torch and the
+graders once and never touches CUDA, so a worker forked from it starts in
+milliseconds and knows nothing but what it is then sent.
+
+It is also every worker's keeper:
+
+- a child subreaper: whatever a worker starts, double-forked or ``setsid``,
+  stays below the zygote, which ends it with the worker;
+- as root, it forks each worker into a PID namespace of its own, whose init
+  the worker is: when the worker dies, the kernel ends everything in it;
+- on request it ends a worker's whole tree, reaps it, removes its private
+  directory and reports the exit status.
+
+This module is the grading process's side: it starts the zygote and asks it
+for workers. The zygote's own loop is :mod:`.keeper`. Requests come on one
+socket as JSON frames (:mod:`.protocol`). A ``fork``
+request carries two descriptors: the worker's end of its data connection and
+the zygote's end of a control socket, on which the grading process later
+says ``stop`` and the zygote answers ``{"exitcode": n}`` once the worker is
+gone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from multiprocessing.connection import Connection
+
+from .protocol import receive_frame, send_frame
+from .sandbox.environment import clean_environment
+
+START_TIMEOUT = 300.0  # importing torch on a cold GPU runner takes a while
+BOOT = ("import json, socket, sys; s = socket.socket(fileno={fd}); "
+        "sys.path[:] = json.loads(s.makefile('rb', buffering=0).readline()); "
+        "from modlab.isolation.keeper import main; main(s)")
+
+
+class ZygoteFailed(RuntimeError):
+    """The zygote could not be started or stopped answering."""
+
+
+# -- the grading process's side --------------------------------------------------
+
+class Zygote:
+    """The grading process's handle on its zygote; see :func:`zygote`."""
+
+    def __init__(self):
+        ours, theirs = socket.socketpair()
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", BOOT.format(fd=theirs.fileno())],
+            env=clean_environment(), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, start_new_session=True, cwd="/")
+        theirs.close()
+        self.socket, self.lock, self.owner = ours, threading.Lock(), os.getpid()
+        ours.sendall(json.dumps([os.path.abspath(p) for p in sys.path]).encode() + b"\n")
+        ours.settimeout(START_TIMEOUT)
+        try:
+            ready, _ = receive_frame(ours)
+        except OSError:
+            ready = None
+        ours.settimeout(None)
+        if not ready:
+            self.process.kill()
+            raise ZygoteFailed(f"the worker zygote did not start (exit code {self.process.wait()})")
+
+    def fork(self, grader_files: list[str], limits: dict | None) -> tuple[Connection, "WorkerHandle"]:
+        """A new worker: its data connection and its handle.
+
+        Args:
+            grader_files: graders the worker needs (preloaded in the zygote).
+            limits: ``memory_mib`` and ``max_processes`` for a confined
+                worker; None for the trusted oracle, which is not confined.
+        """
+        data_ours, data_theirs = socket.socketpair()
+        control_ours, control_theirs = socket.socketpair()
+        request = {"op": "fork", "graders": grader_files, "limits": limits}
+        try:
+            with self.lock:
+                send_frame(self.socket, request, (data_theirs.fileno(), control_theirs.fileno()))
+                reply, _ = receive_frame(self.socket)
+        except OSError as exc:
+            raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
+        finally:
+            data_theirs.close()
+            control_theirs.close()
+        if not reply or "pid" not in reply:
+            raise ZygoteFailed(f"the worker zygote could not fork a worker: {reply}")
+        return Connection(data_ours.detach()), WorkerHandle(reply["pid"], control_ours)
+
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.process.poll() is None
+
+
+class WorkerHandle:
+    """A forked worker seen from the grading process: stop it, learn how it ended."""
+
+    def __init__(self, pid: int, control: socket.socket):
+        self.pid, self.control, self.owner = pid, control, os.getpid()
+        self.code: int | None = None
+
+    def exitcode(self, timeout: float) -> int | None:
+        """How the worker ended (negative: killed by that signal); None if unknown in time."""
+        if self.code is None and self.control.fileno() >= 0:
+            self.control.settimeout(timeout)
+            try:
+                report, _ = receive_frame(self.control)
+            except OSError:
+                report = None
+            self.code = report.get("exitcode") if report else None
+            self.control.close()
+        return self.code
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """End the worker and everything it started; return once they are gone."""
+        if self.owner != os.getpid():
+            self.control.close()  # a copy inherited across fork: the worker is not ours
+            return None
+        if self.control.fileno() >= 0:
+            try:
+                self.control.sendall(b"stop")
+            except OSError:
+                pass  # already reported and closed its end
+        return self.exitcode(timeout)
+
+
+_zygote: Zygote | None = None
+_zygote_lock = threading.Lock()
+
+
+def zygote() -> Zygote:
+    """This process's zygote, started on first use and again if it died."""
+    global _zygote
+    with _zygote_lock:
+        if _zygote is None or not _zygote.alive():
+            _zygote = Zygote()
+        return _zygote
+
+
+def _forget_after_fork() -> None:
+    """A forked copy of the grading process starts its own zygote when it needs one,
+    and drops its copy of the parent's socket, so the parent's zygote still sees
+    EOF when the parent ends."""
+    global _zygote
+    if _zygote is not None:
+        _zygote.socket.close()
+    _zygote = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
