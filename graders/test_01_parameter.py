@@ -2,11 +2,11 @@
 observations it returns must agree. Field names read as the expressions they
 observe, so a difference says where: ``p.requires_grad``."""
 import copy
-import io
 
 import torch
 
 from modlab.grading import scenario
+from modlab.grading.helpers.ex01_parameter import copied, loaded, round_trip
 
 
 @scenario(points=2, public=True, misconceptions=["new-returns-plain-tensor", "requires-grad-default"])
@@ -86,14 +86,6 @@ def repr_says_parameter_containing(nn):
             "repr(Parameter(torch.zeros(1), requires_grad=False))": repr(frozen)}
 
 
-def copied(p, twin) -> dict:
-    """What a copy of ``p`` is: its class, identity, storage, requires_grad and values."""
-    return {"type(p).__name__": type(p).__name__, "p.requires_grad": p.requires_grad,
-            "type(copy).__name__": type(twin).__name__, "copy is p": twin is p,
-            "copy shares p's storage": twin.data_ptr() == p.data_ptr(), "copy.requires_grad": twin.requires_grad,
-            "copy": twin}
-
-
 @scenario(points=1, public=True, misconceptions=["deepcopy-not-a-copy"])
 def deepcopy_is_a_new_parameter(nn):
     """copy.deepcopy gives a new Parameter over copied data"""
@@ -107,19 +99,6 @@ def survives_deepcopy(nn):
     p = nn.Parameter(torch.randn(3), requires_grad=False)
     twins = copy.deepcopy([p, p])
     return {**copied(p, twins[0]), "both copies are one object": twins[0] is twins[1]}
-
-
-def round_trip(p):
-    buffer = io.BytesIO()
-    torch.save(p, buffer)
-    buffer.seek(0)
-    return torch.load(buffer, weights_only=False)
-
-
-def loaded(p, twin) -> dict:
-    """What torch.save and torch.load made of ``p``."""
-    return {"type(p).__name__": type(p).__name__, "p.requires_grad": p.requires_grad,
-            "type(loaded).__name__": type(twin).__name__, "loaded.requires_grad": twin.requires_grad, "loaded": twin}
 
 
 @scenario(points=1, public=True, misconceptions=["pickle-loses-parameter"])

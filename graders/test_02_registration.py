@@ -5,6 +5,7 @@ import torch
 from hypothesis import strategies as st
 
 from modlab.grading import outcome, scenario
+from modlab.grading.helpers.ex02_registration import apply, bad_name_calls, deleted
 from modlab.grading.probes import registers
 
 # Where a value lands, or does not: the misconceptions any assignment can show.
@@ -42,12 +43,6 @@ def getattr_reads_the_registers(nn):
             "m.child is m._modules['child']": outcome(lambda: m.child is m._modules["child"]),
             "m.nothing_here": outcome(getattr, m, "nothing_here"),
             "hasattr(m, 'nothing_here')": outcome(hasattr, m, "nothing_here")}
-
-
-def deleted(m, names) -> dict:
-    """``del m.<name>`` for each name, then what the registers hold."""
-    results = {f"del m.{name}": outcome(delattr, m, name) for name in names}
-    return {**results, "registers": registers(m)}
 
 
 @scenario(points=1, public=True, misconceptions=["delattr-skips-registers"])
@@ -130,18 +125,6 @@ def wrong_values_onto_registered_names_raise(nn):
     before = registers(m)
     return {"registers before": before, "m.child = torch.zeros(2)": outcome(setattr, m, "child", torch.zeros(2)),
             "m.weight = 3": outcome(setattr, m, "weight", 3), "registers after": registers(m)}
-
-
-def bad_name_calls(nn, names) -> dict:
-    """Each register method called with each name; then the registers."""
-    m = nn.Module()
-    m.plain = 1
-    calls = {}
-    for method, value in (("register_parameter", nn.Parameter(torch.ones(1))), ("register_buffer", torch.ones(1)),
-                          ("add_module", nn.Module())):
-        for name in names:
-            calls[f"m.{method}({name!r}, ...)"] = outcome(getattr(m, method), name, value)
-    return {**calls, "registers": registers(m)}
 
 
 @scenario(points=1, public=True, misconceptions=["bad-names-accepted"])
@@ -234,19 +217,6 @@ def register_module_is_add_module(nn):
 NAMES = st.sampled_from(["a", "b", "c"])
 KINDS = st.sampled_from(["parameter", "module", "buffer", "tensor", "number", "none", "delete"])
 STEPS = st.lists(st.tuples(NAMES, KINDS), min_size=1, max_size=8)
-
-
-def apply(nn, m, name, kind) -> tuple[str, object]:
-    """Carry out one step; return how it reads and what it returned (or raised)."""
-    if kind == "delete":
-        return f"del m.{name}", outcome(delattr, m, name)
-    if kind == "buffer":
-        return f"m.register_buffer({name!r}, torch.zeros(1))", outcome(m.register_buffer, name, torch.zeros(1))
-    values = {"parameter": ("Parameter(torch.ones(1))", lambda: nn.Parameter(torch.ones(1))),
-              "module": ("Module()", nn.Module), "tensor": ("torch.ones(1)", lambda: torch.ones(1)),
-              "number": ("1", lambda: 1), "none": ("None", lambda: None)}
-    shown, make = values[kind]
-    return f"m.{name} = {shown}", outcome(setattr, m, name, make())
 
 
 @scenario(points=4, specs=STEPS, examples=60,

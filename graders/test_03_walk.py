@@ -6,34 +6,14 @@ check the same on shapes no one thought of. Trees are built with registration
 Observations are keyed by the call that produced them
 (``root.named_parameters(prefix='model')``), and a walk is shown as its
 ``[name, value]`` pairs, compared name by name."""
-import torch
-
 from modlab.grading import scenario
+from modlab.grading.helpers.ex03_walk import (batch_norm_like, deduplicated, encoder_decoder, ripeness_net,
+                                              shared_layer, three_levels, tied_autoencoder)
 from modlab.grading.probes import first_occurrences, named_shapes, named_tensors, named_types
 from modlab.grading.trees import build_tree, leaf_class, lookup, module_trees
 
 # What any walk of names can show.
 NAMES = ["walk-order", "children-first", "dotted-names", "prefix-ignored", "none-slot-yielded"]
-
-
-def ripeness_net(nn, extras_registered: bool):
-    """The seed's RipenessNet: scale, encoder, decoder, and an extra layer
-    that is either kept in a plain list (invisible) or registered."""
-    Leaf = leaf_class(nn)
-
-    class RipenessNet(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.encoder = Leaf(4, 8)
-            self.decoder = Leaf(8, 1)
-            self.scale = nn.Parameter(torch.ones(1))
-            if extras_registered:
-                self.extras = nn.Module()
-                self.extras.add_module("0", Leaf(8, 8))
-            else:
-                self.extras = [Leaf(8, 8)]  # a plain list: never registered
-
-    return RipenessNet()
 
 
 @scenario(points=3, public=True, misconceptions=NAMES)
@@ -47,34 +27,12 @@ def ripeness_net_counts_what_is_registered(nn):
     return observed
 
 
-def encoder_decoder(nn):
-    """A root with children assigned before its own parameter and buffer."""
-    Leaf = leaf_class(nn)
-    root = nn.Module()
-    root.encoder = Leaf(2, 3)
-    root.decoder = Leaf(3, 1, bias=False)
-    root.scale = nn.Parameter(torch.ones(1))
-    root.register_buffer("steps", torch.tensor(0))
-    return root
-
-
 @scenario(points=2, public=True, misconceptions=NAMES)
 def own_members_come_before_children(nn):
     """a module's own parameters and buffers come first, then each child's, in assignment order"""
     root = encoder_decoder(nn)
     return {"root.named_parameters()": named_tensors(root.named_parameters()),
             "root.named_buffers()": named_tensors(root.named_buffers())}
-
-
-def three_levels(nn):
-    Leaf = leaf_class(nn)
-    root = nn.Module()
-    root.w = nn.Parameter(torch.randn(2))
-    root.body = nn.Module()
-    root.body.block = nn.Module()
-    root.body.block.head = Leaf(2, 2)
-    root.body.block.register_buffer("mean", torch.zeros(2))
-    return root
 
 
 @scenario(points=2, public=True, misconceptions=NAMES)
@@ -90,43 +48,12 @@ def nested_names_are_dotted(nn):
             "root.body.named_parameters(prefix='body')": named_shapes(root.body.named_parameters(prefix="body"))}
 
 
-def tied_autoencoder(nn):
-    """decoder.weight is the encoder's weight, the seeds' weight tying."""
-    Leaf = leaf_class(nn)
-    root = nn.Module()
-    root.encoder = Leaf(3, 3)
-    root.decoder = Leaf(3, 3)
-    root.decoder.weight = root.encoder.weight
-    return root
-
-
-def deduplicated(root, walk: str) -> dict:
-    """A walk as it is, its modules, and what remove_duplicate=False yields (the aliases torch skips)."""
-    view = named_types if walk == "named_modules" else named_shapes
-    return {f"root.{walk}()": view(getattr(root, walk)()),
-            "root.named_modules()": named_types(root.named_modules()),
-            "names with remove_duplicate=False": [name for name, _ in getattr(root, walk)(remove_duplicate=False)]}
-
-
 @scenario(points=2, public=True, misconceptions=[*NAMES, "tied-twice", "remove-duplicate-ignored"])
 def tied_weights_are_yielded_once(nn):
     """a Parameter registered in two modules is yielded once, under its first name"""
     root = tied_autoencoder(nn)
     return {**deduplicated(root, "named_parameters"), "len(list(root.parameters()))": len(list(root.parameters())),
             "parameters counted": sum(p.numel() for p in root.parameters())}
-
-
-def shared_layer(nn):
-    """One leaf reachable as `first` and `second`, plus a module of its own."""
-    Leaf = leaf_class(nn)
-    root = nn.Module()
-    root.first = Leaf(2, 2)
-    root.middle = nn.Module()
-    root.second = root.first
-    root.middle.again = root.first
-    return root
-
-
 @scenario(points=2, public=True, misconceptions=[*NAMES, "shared-module-twice", "children-not-distinct"])
 def shared_modules_are_yielded_once(nn):
     """a module registered under several names is walked once, under its first name"""
@@ -208,19 +135,6 @@ def named_modules_shares_its_memo(nn):
     names = named_types(root.named_modules(memo=memo, prefix="net"))
     return {"root.named_modules(memo={root.body.block}, prefix='net')": names, "len(memo)": len(memo),
             "root in memo": root in memo, "root.body in memo": root.body in memo}
-
-
-def batch_norm_like(nn):
-    """BatchNorm-style buffers: a float running mean, an int64 counter, a
-    non-persistent cache, and a buffer tensor registered in two modules."""
-    root = nn.Module()
-    root.register_buffer("running_mean", torch.randn(3))
-    root.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long))
-    root.register_buffer("cache", torch.randn(2), persistent=False)
-    root.child = nn.Module()
-    root.child.register_buffer("mean", root.running_mean)
-    root.child.register_buffer("var", torch.ones(3))
-    return root
 
 
 @scenario(points=2, public=True, misconceptions=[*NAMES, "tied-twice", "non-persistent-not-walked"])

@@ -5,41 +5,11 @@ train/eval, zero_grad and requires_grad_ reach every module and parameter."""
 import torch
 
 from modlab.grading import outcome, scenario
-from modlab.grading.observe import Raised
+from modlab.grading.helpers.ex04_calling import doubler, frozen, grads, modes, names_the_module, two_layers, with_grads
 from modlab.grading.trees import build_tree, leaf_class, module_trees
 
 TREES = module_trees()
 HOOKS = ["forward-called-directly", "hook-return-ignored"]
-
-
-def doubler(nn):
-    """A module whose forward doubles its input and adds a keyword offset."""
-
-    class Doubler(nn.Module):
-        def forward(self, x, offset=0):
-            return 2 * x + offset
-
-    return Doubler()
-
-
-def two_layers(nn, log):
-    """A net whose forward calls its two leaves, each with hooks that log."""
-    Leaf = leaf_class(nn)
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.first = Leaf(2, 3)
-            self.second = Leaf(3, 1)
-
-        def forward(self, x):
-            return self.second(torch.relu(self.first(x)))
-
-    net = Net()
-    for name, module in [("net", net), ("first", net.first), ("second", net.second)]:
-        module.register_forward_pre_hook(lambda m, args, name=name: log.append(f"pre {name}"))
-        module.register_forward_hook(lambda m, args, out, name=name: log.append(f"post {name} {list(out.shape)}"))
-    return net
 
 
 @scenario(points=1, public=True)
@@ -48,11 +18,6 @@ def call_runs_forward(nn):
     m = doubler(nn)
     x = torch.arange(3.0)
     return {"m(x)": m(x), "m(x, offset=1)": m(x, offset=1), "m(x, 5)": m(x, 5), "m.forward(x)": m.forward(x)}
-
-
-def names_the_module(result, name: str) -> bool:
-    """Whether an exception's message names the module class, as torch's does."""
-    return isinstance(result, Raised) and f"[{name}]" in result.message
 
 
 @scenario(points=1, public=True, misconceptions=["missing-forward-message"])
@@ -67,7 +32,6 @@ def missing_forward_raises(nn):
               "NoForward().forward(1)": (outcome(NoForward().forward, 1), "NoForward")}
     return {**{call: result for call, (result, _) in called.items()},
             "the messages name the class": [names_the_module(result, name) for result, name in called.values()]}
-
 
 @scenario(points=2, public=True, misconceptions=[*HOOKS, "pre-hook-result-not-wrapped"])
 def pre_hook_replaces_the_input(nn):
@@ -178,11 +142,6 @@ def exceptions_propagate(nn):
             "m('not a tensor')": outcome(m, "not a tensor")}
 
 
-def modes(root):
-    """The training flag of every module, by name."""
-    return [[name, module.training] for name, module in root.named_modules(remove_duplicate=False)]
-
-
 MODES = ["mode-not-recursive", "train-returns-self"]
 
 
@@ -224,25 +183,6 @@ def random_trees_train_and_eval(nn, spec):
     observed["root.train() is root"] = root.train() is root
     observed["modes after root.train()"] = modes(root)
     return observed
-
-
-def with_grads(nn):
-    """A leaf with gradients from a backward pass, and one parameter without."""
-    Leaf = leaf_class(nn)
-    root = nn.Module()
-    root.body = Leaf(2, 2)
-    root.unused = nn.Parameter(torch.ones(3))
-    root.body(torch.ones(1, 2)).sum().backward()
-    return root
-
-
-def grads(root):
-    """Each parameter's gradient, by name, read from the registers (not the walk)."""
-    found = [[name, p.grad] for name, p in root._parameters.items() if p is not None]
-    for child_name, child in root._modules.items():
-        if child is not None:
-            found += [[f"{child_name}.{name}", grad] for name, grad in grads(child)]
-    return found
 
 
 GRADS = ["zero-grad-set-to-none-ignored", "zero-grad-keeps-history", "zero-grad-misses-parameters"]
@@ -287,10 +227,6 @@ def random_trees_zero_grad(nn, spec):
     zeroed = grads(root)
     root.zero_grad()
     return {"grads after zero_grad(set_to_none=False)": zeroed, "grads after zero_grad()": grads(root)}
-
-
-def frozen(root):
-    return [[name, p.requires_grad] for name, p in root.named_parameters(remove_duplicate=False)]
 
 
 @scenario(points=2, public=True, misconceptions=["requires-grad-not-recursive"])

@@ -6,8 +6,6 @@ true`` in course.yaml): here the earlier exercises meet. A scenario takes its
 models from :func:`capstone`: the submission's ``capstone`` module, or, in the
 torch.nn world, :class:`Seeds`, the seed articles' own code.
 """
-import importlib
-
 import torch
 # torch.optim's first optimizer imports torch._dynamo (2-10 s on a busy machine).
 # Graders are imported once before workers fork, so importing it here keeps
@@ -16,6 +14,7 @@ import torch._dynamo  # noqa: F401
 import torch.nn.functional as F
 
 from modlab.grading import Tolerance, scenario
+from modlab.grading.helpers.ex09_capstone import capstone, hidden_and_head, line_data
 
 # Computed floats: the same model trained for 200 steps, where a correct
 # Linear or MSELoss written with other tensor operations rounds differently
@@ -26,84 +25,6 @@ from modlab.grading import Tolerance, scenario
 # is asked to reach.
 CLOSE = Tolerance(rtol=1e-5, atol=1e-5)
 FIT_WITHIN = 0.005  # the issue's bound on the distance to the least-squares line (the seed reaches ~0.002)
-
-class Seeds:
-    """The seed articles' code, written with torch.nn: what the capstone reproduces."""
-
-    class TinyModel(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.linear = torch.nn.Linear(1, 1)
-
-        def forward(self, x):
-            return self.linear(x)
-
-    class Classifier(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.blocks = torch.nn.ModuleList([torch.nn.Linear(10, 64), torch.nn.Linear(64, 64),
-                                               torch.nn.Linear(64, 64)])
-            self.head = torch.nn.Linear(64, 3)
-
-        def forward(self, x):
-            for block in self.blocks:
-                x = torch.relu(block(x))
-            return self.head(x)
-
-    class PlainListClassifier(Classifier):
-        def __init__(self):
-            torch.nn.Module.__init__(self)
-            self.blocks = [torch.nn.Linear(10, 64), torch.nn.Linear(64, 64), torch.nn.Linear(64, 64)]
-            self.head = torch.nn.Linear(64, 3)
-
-    @staticmethod
-    def train(model, x, y, steps=200, lr=0.1):
-        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-        loss_fn = torch.nn.MSELoss()
-        losses = []
-        for _ in range(steps):
-            loss = loss_fn(model(x), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        return losses
-
-    @staticmethod
-    def least_squares_line(x, y):
-        solution = torch.linalg.lstsq(torch.cat([x, torch.ones_like(x)], dim=1), y).solution
-        return solution[0].item(), solution[1].item()
-
-    @staticmethod
-    def linear_parameter_count(sizes):
-        # The seed's hand count: (10*64 + 64) + 2*(64*64 + 64) + (64*3 + 3)
-        return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
-
-    @staticmethod
-    def registration_table():
-        expected = Seeds.linear_parameter_count((10, 64, 64, 64, 3))
-        rows = []
-        for label, model in (("ModuleList", Seeds.Classifier()), ("plain list", Seeds.PlainListClassifier())):
-            rows.append([label, sum(p.numel() for p in model.parameters()), expected,
-                         [name for name, _ in model.named_parameters()]])
-        return rows
-
-
-def capstone(nn):
-    """Where this world's capstone lives: the seeds' torch.nn code, or the submission's module."""
-    return Seeds if nn is torch.nn else importlib.import_module(f"{nn.__name__}.capstone")
-
-
-def line_data():
-    """The seed's 20 noisy points around y = 3x + 1."""
-    torch.manual_seed(0)
-    x = torch.linspace(0, 2, 20).unsqueeze(1)
-    return x, 3 * x + 1 + 0.3 * torch.randn_like(x)
-
-
-def hidden_and_head(model):
-    """The classifier's Linear layers, registered or not, in order."""
-    return [*model.blocks, model.head]
 
 
 @scenario(points=3, public=True, tolerance=CLOSE, misconceptions=["steps-differ"])
@@ -116,8 +37,6 @@ def line_fit_matches_torch_step_for_step(nn):
     losses = kit.train(model, x, y)
     return {"initial": initial, "losses": losses, "final": [p.detach() for p in model.parameters()],
             "names": [name for name, _ in model.named_parameters()]}
-
-
 @scenario(points=2, public=True, tolerance=CLOSE, misconceptions=["steps-differ"])
 def line_fit_lands_on_least_squares(nn):
     """after 200 steps the fitted line is within 0.005 of the least-squares line from torch.linalg.lstsq"""

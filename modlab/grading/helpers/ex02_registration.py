@@ -1,0 +1,39 @@
+"""What exercise 02's scenarios do to a Module's registers and observe of them: deleting
+attributes, calling the register methods with bad names, one step of a random assignment sequence."""
+from __future__ import annotations
+
+import torch
+
+from modlab.grading.observe import outcome
+from modlab.grading.probes import registers
+
+
+def deleted(m, names) -> dict:
+    """``del m.<name>`` for each name, then what the registers hold."""
+    results = {f"del m.{name}": outcome(delattr, m, name) for name in names}
+    return {**results, "registers": registers(m)}
+
+
+def bad_name_calls(nn, names) -> dict:
+    """Each register method called with each name; then the registers."""
+    m = nn.Module()
+    m.plain = 1
+    calls = {}
+    for method, value in (("register_parameter", nn.Parameter(torch.ones(1))), ("register_buffer", torch.ones(1)),
+                          ("add_module", nn.Module())):
+        for name in names:
+            calls[f"m.{method}({name!r}, ...)"] = outcome(getattr(m, method), name, value)
+    return {**calls, "registers": registers(m)}
+
+
+def apply(nn, m, name, kind) -> tuple[str, object]:
+    """Carry out one step; return how it reads and what it returned (or raised)."""
+    if kind == "delete":
+        return f"del m.{name}", outcome(delattr, m, name)
+    if kind == "buffer":
+        return f"m.register_buffer({name!r}, torch.zeros(1))", outcome(m.register_buffer, name, torch.zeros(1))
+    values = {"parameter": ("Parameter(torch.ones(1))", lambda: nn.Parameter(torch.ones(1))),
+              "module": ("Module()", nn.Module), "tensor": ("torch.ones(1)", lambda: torch.ones(1)),
+              "number": ("1", lambda: 1), "none": ("None", lambda: None)}
+    shown, make = values[kind]
+    return f"m.{name} = {shown}", outcome(setattr, m, name, make())
