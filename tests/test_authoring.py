@@ -1,0 +1,116 @@
+"""docs/AUTHORING.md is what the repository needs: every exercise of course.yaml has every
+piece the guide's checklist names, and holds in it what the guide says it must."""
+import dataclasses
+import re
+
+import pytest
+
+from modlab.grading.loader import load_scenarios
+from modlab.grading.misconceptions import CATALOG
+from modlab.instructor.build import BEGIN, stub_sources
+from modlab.instructor.notebooks import TASK_MARKER
+from modlab.instructor.variants import load_variants
+
+from conftest import ROOT
+
+GUIDE = ROOT / "docs" / "AUTHORING.md"
+
+
+def checklist() -> list[tuple[str, str]]:
+    """``(piece, path)`` of each row of the guide's checklist table."""
+    section = GUIDE.read_text().split("## The checklist", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| ([^|`]+?) \| `([^`]+)` \|", section, re.MULTILINE)
+
+
+def paths(pattern: str, course, exercise) -> list:
+    """The paths a checklist row names for one exercise (one per file where it says FILE)."""
+    named = pattern.replace("NN_slug", exercise.name).replace("mynn", course.package)
+    files = exercise.files if "FILE" in pattern else ("",)
+    return [ROOT / named.replace("FILE", name) for name in files]
+
+
+def own_entries(exercise) -> list:
+    return [entry for entry in CATALOG.values() if entry.exercise == exercise.id]
+
+
+def reference_has_regions(course, exercise, path):
+    assert BEGIN in path.read_text(), f"{path}: no {BEGIN} region: the student has nothing to write"
+
+
+def lesson_has_one_task(course, exercise, path):
+    assert path.read_text().count(TASK_MARKER) == 1, f"{path}: needs exactly one {TASK_MARKER} line"
+
+
+def stub_is_generated(course, exercise, path):
+    assert path.read_text() == stub_sources(course)[path.name], f"{path}: run `modlab build`"
+
+
+def notebook_exists(course, exercise, path):
+    assert path.stat().st_size > 0
+
+
+def grader_has_public_and_hidden(course, exercise, path):
+    scenarios = load_scenarios(course, exercise)
+    assert any(s.public for s in scenarios), f"{path}: no public scenario, so `modlab check` checks nothing"
+    assert any(not s.public for s in scenarios), f"{path}: no hidden scenario"
+
+
+def catalog_module_has_entries(course, exercise, path):
+    module = f"modlab.grading.misconceptions.{path.stem}"
+    assert any(entry.detector.__module__ == module for entry in own_entries(exercise)), \
+        f"{path}: no catalog entry of exercise {exercise.id} (is it imported in the package's __init__.py?)"
+
+
+def every_entry_has_a_variant(course, exercise, path):
+    variants = load_variants(path.parent)
+    assert any(v.exercise == exercise.id for v in variants), f"{path}: no labelled variant"
+    labelled = {mid for v in variants for mid in v.misconceptions}
+    unlabelled = [entry.id for entry in own_entries(exercise) if entry.id not in labelled]
+    assert unlabelled == [], f"catalog entries of exercise {exercise.id} no buggy variant is labelled with"
+
+
+def catalog_page_has_a_section(course, exercise, path):
+    page = path.read_text()
+    assert f"## {exercise.id} {exercise.title}\n" in page, f"{path}: no section for exercise {exercise.id}"
+    tried = {mid for s in load_scenarios(course, exercise) for mid in s.misconceptions}
+    assert all(f"`{mid}`" in page for mid in tried)
+
+
+def exists(course, exercise, path):
+    pass  # being there is what the row asks
+
+
+# What each row of the checklist must hold, by its path.
+PIECES = {
+    "course.yaml": exists,
+    "solutions/mynn/FILE": reference_has_regions,
+    "lessons/NN_slug.md": lesson_has_one_task,
+    "exercises/mynn/FILE": stub_is_generated,
+    "exercises/NN_slug.ipynb": notebook_exists,
+    "graders/test_NN_slug.py": grader_has_public_and_hidden,
+    "modlab/grading/misconceptions/exNN_slug.py": catalog_module_has_entries,
+    "tests/buggy/NN_slug.yaml": every_entry_has_a_variant,
+    "docs/misconceptions.md": catalog_page_has_a_section,
+}
+
+
+def test_the_guide_lists_exactly_the_pieces_checked_here():
+    assert sorted(path for _, path in checklist()) == sorted(PIECES)
+
+
+@pytest.mark.parametrize("piece, pattern", checklist())
+def test_every_exercise_has_the_piece(course, piece, pattern):
+    for exercise in course.exercises:
+        for path in paths(pattern, course, exercise):
+            assert path.is_file(), f"exercise {exercise.id} lacks its {piece}: {path.relative_to(ROOT)}"
+            PIECES[pattern](course, exercise, path)
+
+
+def test_a_missing_piece_is_found(course):
+    """The checks can fail: an exercise 10 that is only a course entry lacks every other piece."""
+    ghost = dataclasses.replace(course.exercises[0], id="10", slug="losses", title="Losses", files=("losses.py",))
+    for pattern in PIECES:
+        if pattern not in ("course.yaml", "docs/misconceptions.md"):
+            assert not any(path.is_file() for path in paths(pattern, course, ghost)), pattern
+    with pytest.raises(AssertionError, match="no section for exercise 10"):
+        catalog_page_has_a_section(course, ghost, ROOT / "docs" / "misconceptions.md")
