@@ -26,7 +26,7 @@ REASONS = (MISMATCH, RAISED, *WORKER_REASONS, MISSING, CUDA)
 WHOLE_EXERCISE = (MISSING, IMPORT)
 
 # What became of one submission's grading: graded, or failed through a fault
-# of the grading itself (a grader, the runner; never the submission's), so
+# of the grading itself (a grader, the engine; never the submission's), so
 # that it has no score and is graded again.
 GRADED, GRADING_FAILED = "graded", "grading failed"
 

@@ -45,7 +45,7 @@ def run_grade(args) -> int:
 
     course = load_course(args.course)
     if is_class_folder(args.path, course):
-        from .grade_class import run_class  # imports the batch, torch and the graders: only for a class
+        from .grade_class import run_class  # not at the top: it loads torch, and every command imports this module
         return run_class(args, course)
     package_dir = package_folder(args.path, course)
     exercises = [course.exercise(e) for e in args.exercise] if args.exercise else list(course.exercises)

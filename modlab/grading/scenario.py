@@ -1,7 +1,7 @@
 """The scenario: the unit of grading.
 
 A scenario is a function of ``nn`` (plus optional ``device`` and ``spec``).
-The runner calls it once with ``nn = torch.nn`` and once with the graded
+The engine runs it once with ``nn = torch.nn`` and once with the graded
 package, each in its own process, and compares what the two return::
 
     @scenario(points=2, public=True, misconceptions=["children-first"])
@@ -20,7 +20,7 @@ worth trying on its failures.
 
 Grader files are ordinary pytest files: the ``modlab.instructor.pytest_plugin`` pytest
 plugin collects every scenario as a test, and ``modlab grade`` runs the same
-scenarios through the same runner without pytest's start-up cost.
+scenarios through the same engine without pytest's start-up cost.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ any JSON round trip). A member is one of::
     ["dict", [[key, child], ...]]           ModuleDict (containers=True)
 
 Paths name things by where they were first built, with dots, as torch would.
-Random values come from torch's RNG: the runner seeds it before each body, and
+Random values come from torch's RNG: the worker seeds it before each body, and
 building in the same order gives the same values in both worlds.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """pytest front-end for the graders: ``pytest graders/ --submission PATH``.
 
 Collects every :class:`~modlab.grading.scenario.Scenario` in a grader file as
-one test per case, and runs it through the same runner as ``modlab grade``,
+one test per case, and runs it through the same engine as ``modlab grade``,
 so a failure prints the same teaching feedback. CUDA cases carry the ``cuda``
 marker; ``--require-cuda`` turns their "CUDA not available" skip into a
 failure, so a misconfigured GPU runner cannot pass silently.

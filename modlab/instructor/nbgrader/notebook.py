@@ -6,7 +6,7 @@ exactly one: its score is the trusted graders' score of the exercise, which
 time. The cell's own code does nothing, so what the student's kernel does
 cannot decide a score.
 
-One cell per exercise, not one per scenario group: the runner renormalises
+One cell per exercise, not one per scenario group: the engine renormalises
 weights when CUDA cases are skipped, so only the exercise total has a maximum
 that is fixed before grading.
 """

@@ -8,8 +8,9 @@ change what it prints. Here the score never comes from the kernel:
 0. :class:`KeepOnlyScoreCell` (sanitizing) unmarks any cell the student
    marked as graded, so the score cell is the only one.
 1. :class:`GradeSubmission` grades the submitted ``.py`` files with modlab's
-   runner (graft mode, as ``modlab grade``) before the kernel starts, reading
-   them from ``submitted/``, where the notebook cannot reach them first.
+   engine (graft mode, as ``modlab grade``) before the kernel starts, reading
+   them from ``submitted/`` (in ``mynn/`` or beside the notebook: :mod:`modlab.folders`),
+   where the notebook cannot reach them first.
 2. :class:`ExecuteNotebook` runs the notebook for the instructor to read, as
    nbgrader's ``Execute`` does, except that a kernel that dies or hangs is a
    line in the log instead of a failed submission.
