@@ -5,7 +5,7 @@ import torch
 from hypothesis import strategies as st
 
 from modlab.grading import outcome, scenario
-from modlab.grading.helpers.ex02_registration import apply, bad_name_calls, deleted
+from modlab.grading.helpers.ex02_registration import apply, bad_name_calls, deleted, names_in_dir, registered_names
 from modlab.grading.probes import registers
 
 # Where a value lands, or does not: the misconceptions any assignment can show.
@@ -230,3 +230,64 @@ def random_assignment_sequences(nn, spec):
         step, result = apply(nn, m, name, kind)
         history.append({step: result, "registers": registers(m)})
     return history
+
+
+# Buffer, dir() and call_super_init: what torch.nn.Module has grown since.
+
+@scenario(points=2, public=True, misconceptions=["buffer-left-in-dict"])
+def buffer_assignment_registers(nn):
+    """m.x = nn.Buffer(t) registers a buffer with its persistence; a plain tensor replacing a buffer keeps it"""
+    m = nn.Module()
+    m.plain = 1
+    m.weight = nn.Parameter(torch.ones(1))
+    steps = [("m.mean = nn.Buffer(torch.zeros(2))", lambda: setattr(m, "mean", nn.Buffer(torch.zeros(2)))),
+             ("m.cache = nn.Buffer(torch.ones(2), persistent=False)",
+              lambda: setattr(m, "cache", nn.Buffer(torch.ones(2), persistent=False))),
+             ("m.cache = torch.full((2,), 3.0)", lambda: setattr(m, "cache", torch.full((2,), 3.0))),
+             ("m.mean = nn.Buffer(torch.ones(2), persistent=False)",
+              lambda: setattr(m, "mean", nn.Buffer(torch.ones(2), persistent=False))),
+             ("m.plain = nn.Buffer(torch.ones(1))", lambda: setattr(m, "plain", nn.Buffer(torch.ones(1)))),
+             ("m.weight = nn.Buffer(torch.ones(1))", lambda: setattr(m, "weight", nn.Buffer(torch.ones(1))))]
+    return [{text: outcome(step), "registers": registers(m), "m.state_dict() keys": list(m.state_dict())}
+            for text, step in steps]
+
+
+@scenario(points=1, public=True, misconceptions=["dir-misses-registers"])
+def dir_lists_registered_names(nn):
+    """dir(m) lists registered parameters, buffers and submodules, never a name starting with a digit"""
+    m = nn.Module()
+    m.weight = nn.Parameter(torch.ones(1))
+    m.register_buffer("running", torch.zeros(1))
+    m.register_parameter("empty", None)
+    m.child = nn.Module()
+    m.plain = 1
+    m.scale = torch.ones(1)
+    layers = nn.Module()
+    for name in ("0", "1", "head"):
+        layers.add_module(name, nn.Module())
+    return {"m: the registered names": registered_names(m), "m: dir(m), the names above": names_in_dir(m),
+            "layers: the registered names": registered_names(layers),
+            "layers: dir(layers), the names above": names_in_dir(layers),
+            "names in dir(layers) starting with a digit": [name for name in dir(layers) if name[:1].isdigit()]}
+
+
+@scenario(points=1)
+def call_super_init_hands_on_args(nn):
+    """call_super_init = True hands Module's arguments to the next class's __init__; else they raise TypeError"""
+    class Recorder:
+        def __init__(self, *args, **kwargs):
+            self.recorded = [list(args), sorted(kwargs.items())]
+
+    class Hands(nn.Module, Recorder):
+        call_super_init = True
+
+    class Keeps(nn.Module, Recorder):
+        pass
+
+    def made(cls, *args, **kwargs):
+        module = cls(*args, **kwargs)
+        return {"recorded": getattr(module, "recorded", "<no attribute>"), "registers": registers(module)}
+
+    return {"nn.Module.call_super_init": nn.Module.call_super_init, "Hands(1, 2, k=3)": outcome(made, Hands, 1, 2, k=3),
+            "Hands()": outcome(made, Hands), "Keeps()": outcome(made, Keeps), "Keeps(1)": outcome(made, Keeps, 1),
+            "Keeps(k=1)": outcome(made, Keeps, k=1), "nn.Module(1)": outcome(nn.Module, 1)}

@@ -6,8 +6,10 @@ check the same on shapes no one thought of. Trees are built with registration
 Observations are keyed by the call that produced them
 (``root.named_parameters(prefix='model')``), and a walk is shown as its
 ``[name, value]`` pairs, compared name by name."""
-from modlab.grading import scenario
-from modlab.grading.helpers.ex03_walk import (batch_norm_like, deduplicated, encoder_decoder, ripeness_net,
+import torch
+
+from modlab.grading import outcome, scenario
+from modlab.grading.helpers.ex03_walk import (batch_norm_like, deduplicated, encoder_decoder, lookups, ripeness_net,
                                               shared_layer, three_levels, tied_autoencoder)
 from modlab.grading.probes import first_occurrences, named_shapes, named_tensors, named_types
 from modlab.grading.trees import build_tree, leaf_class, lookup, module_trees
@@ -199,3 +201,48 @@ def random_trees_recurse_false(nn, spec):
                    named_shapes(module.named_parameters(prefix=name, recurse=False)),
                    f"{name}.named_buffers(prefix={name!r}, recurse=False)":
                    named_shapes(module.named_buffers(prefix=name, recurse=False))} for name, module in modules}
+
+
+# From a dotted name to the object it names: get_submodule and its siblings.
+LOOKUPS = ["lookup-raises-key-error", "lookup-kind-unchecked"]
+
+
+@scenario(points=2, public=True, misconceptions=LOOKUPS)
+def dotted_paths(nn):
+    """get_submodule, get_parameter and get_buffer follow a dotted path to the very object, else AttributeError"""
+    root = three_levels(nn)
+    root.alias = root.body.block                # reachable under a second name
+    root.body.plain = 3
+    root.body.block.head.register_parameter("empty", None)
+    root.scale = torch.ones(1)                  # a bare tensor: neither a parameter nor a buffer
+    head = root.body.block.head
+    return {**lookups(root, "get_submodule", {"": root, "body.block.head": head, "alias.head": head},
+                      ["body.nothing", "nothing.block", "body.plain", "w", "body.block.mean"]),
+            **lookups(root, "get_parameter", {"w": root.w, "body.block.head.weight": head.weight,
+                                              "alias.head.bias": head.bias},
+                      ["body.block.mean", "body.block.head.empty", "scale", "body.nothing.weight", "body.block.gone"]),
+            **lookups(root, "get_buffer", {"body.block.mean": root.body.block.mean, "alias.mean": root.body.block.mean},
+                      ["w", "scale", "body.block", "nothing.mean"])}
+
+
+@scenario(points=2, misconceptions=LOOKUPS)
+def set_submodule(nn):
+    """set_submodule replaces or adds a registered submodule at a dotted path; strict, '' and non-modules raise"""
+    Leaf = leaf_class(nn)
+    root = three_levels(nn)
+    root.body.plain = 3
+    replacement, added = Leaf(1, 1), Leaf(3, 3)
+    observed = {"root.set_submodule('body.block.head', m)": outcome(root.set_submodule, "body.block.head", replacement),
+                "root.body.block.head is m": root.body.block.head is replacement,
+                "root.set_submodule('body.extra', m)": outcome(root.set_submodule, "body.extra", added),
+                "root.body._modules": named_types(root.body._modules.items()),
+                "root.set_submodule('body.block.head', m, strict=True)":
+                    outcome(root.set_submodule, "body.block.head", Leaf(2, 2), strict=True),
+                "root.set_submodule('body.other', m, strict=True)":
+                    outcome(root.set_submodule, "body.other", Leaf(2, 2), strict=True),
+                "root.set_submodule('', m)": outcome(root.set_submodule, "", Leaf(2, 2)),
+                "root.set_submodule('body.x', 3)": outcome(root.set_submodule, "body.x", 3),
+                "root.set_submodule('body.plain', m)": outcome(root.set_submodule, "body.plain", Leaf(2, 2)),
+                "root.set_submodule('nothing.head', m)": outcome(root.set_submodule, "nothing.head", Leaf(2, 2)),
+                "root.set_submodule('top', m)": outcome(root.set_submodule, "top", Leaf(2, 2))}
+    return {**observed, "root.named_modules() afterwards": named_types(root.named_modules())}

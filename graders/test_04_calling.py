@@ -5,7 +5,8 @@ train/eval, zero_grad and requires_grad_ reach every module and parameter."""
 import torch
 
 from modlab.grading import outcome, scenario
-from modlab.grading.helpers.ex04_calling import doubler, frozen, grads, modes, names_the_module, two_layers, with_grads
+from modlab.grading.helpers.ex04_calling import (always_called_hooks, backward_hooks_run, doubler, frozen, grads,
+                                                 hook_marks, modes, names_the_module, two_layers, with_grads)
 from modlab.grading.trees import build_tree, leaf_class, module_trees
 
 TREES = module_trees()
@@ -249,3 +250,57 @@ def random_trees_requires_grad(nn, spec):
                 "requires_grad after root.requires_grad_(False)": frozen(root)}
     root.requires_grad_(True)
     return {**observed, "requires_grad after root.requires_grad_(True)": frozen(root)}
+
+
+# Hook options: keyword arguments, always-called hooks, what a handle clears, backward hooks.
+
+@scenario(points=2, public=True, misconceptions=["with-kwargs-ignored"])
+def kwargs_hooks(nn):
+    """with_kwargs=True hooks get the keyword arguments; a pre-hook returns new (args, kwargs) or raises RuntimeError"""
+    m = doubler(nn)
+    x = torch.ones(2)
+    seen = []
+    m.register_forward_pre_hook(lambda mod, args, kwargs: seen.append(["pre", len(args), sorted(kwargs)]),
+                                with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, kwargs, out: seen.append(["post", sorted(kwargs), out]), with_kwargs=True)
+    observed = {"m(x, offset=1)": outcome(m, x, offset=1)}
+    m.register_forward_pre_hook(lambda mod, args, kwargs: ((args[0] * 10,), {"offset": 5}), with_kwargs=True)
+    observed["m(x) after a pre-hook returning (args, {'offset': 5})"] = outcome(m, x)
+    m.register_forward_hook(lambda mod, args, kwargs, out: out + kwargs["offset"], with_kwargs=True)
+    observed["m(x) after a hook returning out + kwargs['offset']"] = outcome(m, x)
+    bad = m.register_forward_pre_hook(lambda mod, args, kwargs: args, with_kwargs=True)
+    observed["m(x) with a pre-hook returning args alone"] = outcome(m, x)
+    bad.remove()
+    return {"what the kwargs hooks saw": seen, **observed}
+
+
+@scenario(points=2, public=True, misconceptions=["always-call-ignored"])
+def always_call_after_failure(nn):
+    """always_call=True hooks run even when forward raises, the original exception propagates, their own errors warn"""
+    return always_called_hooks(nn)
+
+
+@scenario(points=1, misconceptions=["handle-remove-keeps-the-hook"])
+def handle_clears_marks(nn):
+    """handle.remove() takes the id out of the marking tables too; a hook removing itself mid-call"""
+    m = doubler(nn)
+    log = []
+    kwargs_pre = m.register_forward_pre_hook(lambda mod, args, kwargs: None, with_kwargs=True)
+    marked = m.register_forward_hook(lambda mod, args, kwargs, out: None, with_kwargs=True, always_call=True)
+    marks = {"in the tables after registering": hook_marks(m, kwargs_pre, marked)}
+    kwargs_pre.remove()
+    marked.remove()
+    marks["in the tables after remove()"] = hook_marks(m, kwargs_pre, marked)
+    handles = {}
+    handles["once"] = m.register_forward_hook(lambda mod, args, out: log.append("post m once") or handles["once"].remove())
+    m.register_forward_hook(lambda mod, args, out: log.append("post m always"))
+    m(torch.ones(1))
+    m(torch.ones(1))
+    return {**marks, "hook log": log, "len(m._forward_hooks)": len(m._forward_hooks),
+            "len(m._forward_pre_hooks)": len(m._forward_pre_hooks)}
+
+
+@scenario(points=2, public=True, misconceptions=["backward-hooks-not-attached"])
+def backward_hooks_fire(nn):
+    """full backward hooks and pre-hooks run during backward(), in order (prepend first), with torch's gradients"""
+    return backward_hooks_run(nn)

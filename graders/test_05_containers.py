@@ -11,7 +11,7 @@ from modlab.grading import outcome, scenario
 from modlab.grading.helpers.ex05_containers import (Workbench, container_views, contents, dotted_parameters,
                                                     every_module, holds_a_container, label, leaves, registered_tree,
                                                     same, tagged)
-from modlab.grading.probes import first_occurrences
+from modlab.grading.probes import first_occurrences, kind, named_shapes
 from modlab.grading.trees import build_tree, module_trees
 
 # What any container's register can show.
@@ -371,3 +371,73 @@ def random_trees_container_views(nn, spec):
     root = build_tree(nn, spec)
     containers = [m for m in every_module(root) if isinstance(m, (nn.Sequential, nn.ModuleList, nn.ModuleDict))]
     return [{"type": type(c).__name__, "views": container_views(nn, c)} for c in containers]
+
+
+# Sequential repetition, and the parameter containers.
+
+@scenario(points=2, public=True, misconceptions=["repeat-copies-children"])
+def sequential_repetition(nn):
+    """model * n and n * model repeat the same children, renumbered; *= repeats in place; bad factors raise"""
+    children = leaves(nn, 1, 2)
+    model = nn.Sequential(*children)
+    named = nn.Sequential(OrderedDict([("x", children[0])]))
+    twice, thrice = model * 2, 3 * model
+    observed = {"model * 2": contents(twice), "model * 2 holds a, b, a, b": same(twice, children * 2),
+                "(model * 2) is model": twice is model, "3 * model": contents(thrice),
+                "3 * model holds a, b, a, b, a, b": same(thrice, children * 3), "named * 2": contents(named * 2)}
+    before = model
+    model *= 2
+    observed.update({"model is model after model *= 2": model is before, "model after model *= 2": contents(model),
+                     "model after *= holds a, b, a, b": same(model, children * 2)})
+    for call, action in (("model * 0", lambda: model * 0), ("model * -1", lambda: model * -1),
+                         ("model * 1.5", lambda: model * 1.5), ("1.5 * model", lambda: 1.5 * model),
+                         ("model *= 0", lambda: model.__imul__(0)), ("named *= 2", lambda: named.__imul__(2))):
+        observed[call] = outcome(lambda action=action: contents(action()))
+    return {**observed, "model afterwards": contents(model), "named afterwards": contents(named)}
+
+
+@scenario(points=2, public=True, misconceptions=["parameter-container-keeps-tensors"])
+def parameter_list(nn):
+    """ParameterList wraps tensors into Parameters, keeps other objects, indexes and slices like a list"""
+    p = nn.Parameter(torch.ones(2))
+    values = nn.ParameterList([p, torch.zeros(3), "note"])
+    values.append(torch.ones(1, 2))
+    sliced = values[1:]
+    return {"the classes of the values": [type(v).__name__ for v in values], "len(values)": len(values),
+            "values[0] is p": values[0] is p, "values[-1] is values[3]": values[-1] is values[3],
+            "values[torch.tensor(1)] is values[1]": outcome(lambda: values[torch.tensor(1)] is values[1]),
+            "values[2]": values[2], "values[4]": outcome(lambda: kind(values[4])),
+            "type(values[1:]).__name__": type(sliced).__name__,
+            "values[1:] holds the same values": same(sliced, list(values)[1:]),
+            "values.named_parameters()": named_shapes(values.named_parameters()),
+            "values.extend(torch.ones(2))": outcome(values.extend, torch.ones(2)),
+            "values.extend([torch.ones(3)]) is values": values.extend([torch.ones(3)]) is values,
+            "the classes of the values afterwards": [type(v).__name__ for v in values],
+            "repr(values)": repr(values).split("\n")}
+
+
+@scenario(public=True, points=2, misconceptions=["parameter-container-keeps-tensors", "parameter-dict-not-sorted"])
+def parameter_dict(nn):
+    """ParameterDict: a plain dict's keys sorted, tensors wrapped, dict methods, | and |=, torch's errors"""
+    d = nn.ParameterDict({"b": torch.ones(1), "a": torch.zeros(2), "c": "note"})
+    observed = {"list(ParameterDict({'b': ..., 'a': ..., 'c': ...}))": list(d),
+                "the classes of the values": [type(v).__name__ for v in d.values()],
+                "d.named_parameters()": named_shapes(d.named_parameters())}
+    d.update(OrderedDict([("z", torch.ones(3)), ("y", nn.Parameter(torch.ones(4)))]))
+    observed.update({"list(d) after d.update(OrderedDict(z=..., y=...))": list(d), "list(reversed(d))": list(reversed(d)),
+                     "d.setdefault('a', t) is d['a']": d.setdefault("a", torch.ones(5)) is d["a"],
+                     "d.setdefault('new', torch.ones(5)).shape": list(d.setdefault("new", torch.ones(5)).shape)})
+    key, value = d.popitem()
+    other = nn.ParameterDict(OrderedDict([("q", torch.ones(1)), ("a", torch.ones(6))]))
+    merged = d | other
+    before = d
+    d |= other
+    fresh = d.fromkeys(["k", "j"], torch.ones(2))
+    observed.update({"d.popitem()": [key, type(value).__name__], "list(d | other)": list(merged),
+                     "(d | other)['a'] is other['a']": merged["a"] is other["a"], "d is d after d |= other": d is before,
+                     "list(d) after d |= other": list(d), "d.fromkeys(['k', 'j'], t)": named_shapes(fresh.items()),
+                     "'q' in d, 'x' in d": ["q" in d, "x" in d], "d.get('x', 7)": d.get("x", 7),
+                     "d['missing']": outcome(lambda: kind(d["missing"])), "repr(d)": repr(d).split("\n")})
+    empty = nn.ParameterDict()  # a refused key is left in torch's key list: nothing is observed after it
+    return {**observed, "empty.popitem()": outcome(empty.popitem), "empty[1]": outcome(lambda: kind(empty[1])),
+            "empty[1] = t": outcome(empty.__setitem__, 1, torch.ones(1))}

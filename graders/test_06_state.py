@@ -7,8 +7,9 @@ import io
 import torch
 
 from modlab.grading import outcome, scenario
-from modlab.grading.helpers.ex06_state import (aliases, checkpoint, error_text, items, mentioned, net_class,
-                                               registered, scale_class)
+from modlab.grading.helpers.ex06_state import (aliases, checkpoint, counter_class, error_text, hooked_tree, items,
+                                               mentioned, metadata, migrating_model, net_class, old_checkpoints,
+                                               registered, scale_class, versioned_tree)
 from modlab.grading.trees import build_tree, lookup, module_trees
 
 # What any state_dict() can show.
@@ -279,3 +280,121 @@ def random_trees_non_strict_keys(nn, spec):
     return {"aliases": aliases(model), "missing_keys": list(result.missing_keys),
             "unexpected_keys": list(result.unexpected_keys), "model.state_dict()": items(model.state_dict(), model),
             "load_state_dict(strict=True)": outcome(model.load_state_dict, state)}
+
+
+# Checkpoint versions, torch's _load_from_state_dict, and the rest of torch's loading.
+
+@scenario(points=2, public=True, misconceptions=["metadata-wrong"])
+def metadata_versions(nn):
+    """state_dict()._metadata records {'version': module._version} under each module's prefix, without its dot"""
+    model = versioned_tree(nn)
+    state = model.state_dict()
+    prefixed = model.state_dict(prefix="net.")
+    return {"model.state_dict() keys": list(state), "model.state_dict()._metadata": metadata(state),
+            "model.state_dict(prefix='net.')._metadata": metadata(prefixed),
+            "model.state_dict(destination={}) has _metadata": hasattr(model.state_dict(destination={}), "_metadata")}
+
+
+@scenario(points=2, public=True, misconceptions=["local-metadata-not-passed"])
+def torch_style_override_migrates(nn):
+    """a torch-style _load_from_state_dict override sees its own metadata and renames a version-1 key"""
+    observed = {}
+    for label, old in [*old_checkpoints(), ("its own state_dict()", None)]:
+        model, seen = migrating_model(nn)
+        old = model.state_dict() if old is None else old
+        keys_before = list(old)
+        returned = outcome(lambda: tuple(model.load_state_dict(old)))
+        observed[label] = {"load_state_dict returns": returned,
+                           "[prefix, version] each override saw": [[prefix, version] for prefix, version, _ in seen],
+                           "the weights": [model.body.weight, model.body.inner.weight, model.head.weight],
+                           "the checkpoint is unchanged": list(old) == keys_before}
+    return observed
+
+
+@scenario(public=True, points=1, misconceptions=["child-sees-all-keys"])
+def child_sees_own_keys(nn):
+    """each module's _load_from_state_dict sees only the keys under its own prefix"""
+    model, seen = migrating_model(nn)
+    state = model.state_dict()
+    state["body.stray"] = torch.ones(1)
+    state["other.weight"] = torch.ones(1)
+    result = model.load_state_dict(state, strict=False)
+    return {"keys each override saw": [[prefix, keys] for prefix, _, keys in seen],
+            "unexpected_keys": list(result.unexpected_keys), "missing_keys": list(result.missing_keys)}
+
+
+@scenario(points=1)
+def scalar_checkpoint(nn):
+    """a shape-[1] value loads into a 0-dimensional parameter (old checkpoints); other shapes do not"""
+    model = nn.Module()
+    model.scale = nn.Parameter(torch.zeros(()))
+    model.register_buffer("count", torch.zeros((), dtype=torch.long))
+    loaded = model.load_state_dict({"scale": torch.full((1,), 2.5), "count": torch.full((1,), 7)})
+    return {"load_state_dict(shape-[1] values)": tuple(loaded), "model.scale": model.scale, "model.count": model.count,
+            "load_state_dict(a shape-[1, 1] value)": outcome(model.load_state_dict, {"scale": torch.ones(1, 1),
+                                                                                       "count": torch.ones(())}),
+            "model.scale afterwards": model.scale}
+
+
+@scenario(points=1)
+def result_repr(nn):
+    """load_state_dict's result prints <All keys matched successfully>, or its two lists"""
+    Scale = scale_class(nn)
+    model = Scale()
+    matched = model.load_state_dict(Scale().state_dict())
+    partial = model.load_state_dict(checkpoint(model, bias=None, extra=torch.ones(1)), strict=False)
+    return {"repr of a full match": repr(matched), "str of a full match": str(matched), "repr of a partial load": repr(partial),
+            "a partial load's fields": [list(partial.missing_keys), list(partial.unexpected_keys)]}
+
+
+@scenario(points=2, public=True, misconceptions=["extra-state-ignored"])
+def extra_state(nn):
+    """get_extra_state() is saved under prefix + '_extra_state' and handed to set_extra_state() on loading"""
+    Counter = counter_class(nn)
+    model = nn.Module()
+    model.counter = Counter()
+    model.counter.inner = Counter()
+    model.plain = nn.Module()
+    model.counter.calls = 3
+    state = model.state_dict()
+    fresh = nn.Module()
+    fresh.counter = Counter()
+    fresh.counter.inner = Counter()
+    fresh.plain = nn.Module()
+    result = outcome(lambda: tuple(fresh.load_state_dict(state)))
+    without = {key: value for key, value in state.items() if not key.endswith("_extra_state")}
+    return {"model.state_dict()": {key: value for key, value in state.items()},
+            "fresh.load_state_dict(state) returns": result, "fresh.counter.calls": fresh.counter.calls,
+            "load_state_dict(state without the extra state, strict=False)":
+                outcome(lambda: tuple(fresh.load_state_dict(without, strict=False))),
+            "plain.load_state_dict({'_extra_state': 1}, strict=False)":
+                outcome(lambda: tuple(nn.Module().load_state_dict({"_extra_state": 1}, strict=False)))}
+
+
+@scenario(public=True, points=2, misconceptions=["assign-copies"])
+def assign_loads(nn):
+    """load_state_dict(assign=True) puts the checkpoint's tensors in place, as Parameters keeping requires_grad"""
+    model = scale_class(nn)()
+    model.bias.requires_grad_(False)
+    source = {"weight": torch.arange(3, dtype=torch.float64), "bias": nn.Parameter(torch.ones(3)),
+              "steps": torch.tensor(4)}
+    old = model.weight
+    result = model.load_state_dict(source, assign=True)
+    return {"load_state_dict(..., assign=True) returns": tuple(result),
+            "is the checkpoint's tensor after assign": {key: lookup(model, key) is value or
+                                                        lookup(model, key).data_ptr() == value.data_ptr()
+                                                        for key, value in source.items()},
+            "model.state_dict(keep_vars=True)": items(model.state_dict(keep_vars=True), model),
+            "model.weight is the old Parameter": model.weight is old}
+
+
+@scenario(points=1)
+def state_hooks_order(nn):
+    """state-dict and load hooks run in torch's order, with torch's arguments; a post-hook may edit the keys"""
+    model, log = hooked_tree(nn)
+    keys = list(model.state_dict())
+    log.append("| load_state_dict")
+    state = model.state_dict()
+    state["extra"] = torch.ones(1)
+    result = outcome(lambda: tuple(model.load_state_dict(state)))
+    return {"state_dict() keys": keys, "load_state_dict (a post-hook drops 'extra')": result, "hook log": log}

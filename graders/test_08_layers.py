@@ -16,7 +16,7 @@ import torch._dynamo  # noqa: F401
 from hypothesis import strategies as st
 
 from modlab.grading import Tolerance, outcome, scenario
-from modlab.grading.helpers.ex08_layers import build, grads, printed, state, tensor_registers
+from modlab.grading.helpers.ex08_layers import build, grads, old_batchnorm_checkpoint, printed, state, tensor_registers
 
 # The tolerance for computed floats. A correct forward pass written with other
 # tensor operations (matmul instead of addmm, mean and var instead of torch's
@@ -344,3 +344,59 @@ TREES = st.recursive(
 def repr_of_random_trees(nn, spec):
     """print(model) matches torch on random trees of layers and containers"""
     return printed(build(nn, spec))
+
+
+@scenario(points=1, public=True, tolerance=CLOSE, misconceptions=["reset-keeps-stats"])
+def batchnorm_resets(nn):
+    """reset_running_stats() restarts the estimates in place; reset_parameters() also resets weight and bias"""
+    bn = nn.BatchNorm1d(3)
+    for _ in range(2):
+        bn(torch.randn(5, 3) * 2 + 1)
+    with torch.no_grad():
+        bn.weight.mul_(3)
+        bn.bias.add_(1)
+    held = {name: getattr(bn, name) for name in ("running_mean", "running_var", "num_batches_tracked", "weight")}
+    bn.reset_running_stats()
+    observed = {"after reset_running_stats()": {"buffers": state(bn), "weight": bn.weight.detach().clone()}}
+    bn(torch.randn(5, 3))
+    bn.reset_parameters()
+    observed["after a batch and reset_parameters()"] = {"buffers": state(bn), "weight": bn.weight, "bias": bn.bias}
+    untracked = nn.BatchNorm1d(2, track_running_stats=False, affine=False)
+    return {**observed, "the same tensors throughout": {name: getattr(bn, name) is t for name, t in held.items()},
+            "BatchNorm1d(2, track_running_stats=False, affine=False).reset_parameters()":
+                outcome(lambda: [untracked.reset_parameters(), state(untracked)])}
+
+
+@scenario(points=1, tolerance=CLOSE)
+def batchnorm_empty_batch(nn):
+    """an empty batch gives an empty output, keeps the running estimates, and is counted"""
+    bn = nn.BatchNorm1d(3)
+    bn(torch.randn(6, 3))
+    seen = {}
+    for call, x in (("bn(an empty 2D batch)", torch.randn(0, 3)), ("bn(an empty 3D batch)", torch.randn(0, 3, 4))):
+        out = outcome(bn, x)
+        seen[call] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out, "buffers": state(bn)}
+    bn.eval()
+    out = outcome(bn, torch.randn(0, 3))
+    seen["bn(an empty batch) in eval"] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out,
+                                          "buffers": state(bn)}
+    return seen
+
+
+@scenario(public=True, points=1, tolerance=CLOSE, misconceptions=["old-checkpoint-refused"])
+def batchnorm_old_checkpoint(nn):
+    """a version-1 checkpoint (no num_batches_tracked) loads strictly; a version-2 one without it does not"""
+    trained = nn.BatchNorm1d(3)
+    trained(torch.randn(5, 3) * 2)
+    observed = {}
+    for label, version in (("a version-1 checkpoint", 1), ("a checkpoint without metadata", None),
+                           ("a version-2 checkpoint", 2)):
+        fresh = nn.BatchNorm1d(3)
+        fresh.num_batches_tracked.fill_(4)
+        old = old_batchnorm_checkpoint(trained, version)
+        observed[label] = {"load_state_dict(strict=True)": outcome(lambda: tuple(fresh.load_state_dict(old))),
+                           "buffers": state(fresh), "the checkpoint's keys afterwards": list(old)}
+    fresh = nn.BatchNorm1d(3)
+    observed["a version-2 checkpoint, strict=False"] = tuple(fresh.load_state_dict(old_batchnorm_checkpoint(trained, 2),
+                                                                                   strict=False))
+    return observed

@@ -6,6 +6,8 @@ its type alone is what ``Module.__setattr__`` (exercise 02) looks for.
 """
 import torch
 
+from ._given import rebuild_parameter
+
 
 class Parameter(torch.Tensor):
     """A tensor that a ``Module`` registers as trainable when assigned to it.
@@ -44,10 +46,7 @@ class Parameter(torch.Tensor):
         raise NotImplementedError("exercise 01: __deepcopy__")
 
     def __reduce_ex__(self, protocol):
-        """Pickle (and ``torch.save``) as "rebuild a Parameter over this data"."""
+        """Pickle (and ``torch.save``) as "rebuild a Parameter over this data":
+        ``(rebuild_parameter, (data, requires_grad))``, the given function that
+        unpickling calls."""
         raise NotImplementedError("exercise 01: __reduce_ex__")
-
-
-def _rebuild_parameter(data, requires_grad):
-    """Unpickling helper: the inverse of ``Parameter.__reduce_ex__``."""
-    return Parameter(data, requires_grad)

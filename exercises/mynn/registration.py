@@ -7,6 +7,7 @@ registers. A value that never passes through them is invisible to all of it.
 """
 import torch
 
+from ._given import is_module
 from .parameter import Parameter
 
 
@@ -215,14 +216,6 @@ class Registration:
     def register_module(self, name, module):
         """Alias for :meth:`add_module`."""
         self.add_module(name, module)
-
-
-def _is_module(value):
-    # Module is assembled in module.py from this mixin and the others, so it
-    # can only be looked up once everything is imported.
-    from .module import Module
-
-    return isinstance(value, Module)
 
 
 def _remove_from(name, *registers):

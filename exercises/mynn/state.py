@@ -16,88 +16,34 @@ still load old checkpoints: ``BatchNorm1d`` (version 2) fills in the
 ``num_batches_tracked`` a version-1 checkpoint lacks, in its own
 ``_load_from_state_dict``.
 """
-import functools
 import warnings
-import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import torch
 
-from .calling import RemovableHandle
+from ._given import _IncompatibleKeys, defines
 from .parameter import Parameter
 
 # The key under which a module's get_extra_state() is saved: "<prefix>_extra_state".
 EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-STATE_HOOK_TABLES = ("_state_dict_pre_hooks", "_state_dict_hooks",
-                     "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` found out of place: keys the model expected but
-    the state dict lacked, and keys the model has no place for.
-
-    Given. Prints ``<All keys matched successfully>`` when both lists are empty.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
-class _WrappedHook:
-    """Given: a load pre-hook, called with its module first when it was
-    registered ``with_module``. The module is held by weak reference, so the
-    hook keeps no module alive, and pickles with the module."""
-
-    def __init__(self, hook, module=None):
-        self.hook = hook
-        functools.update_wrapper(self, hook)
-        self.with_module = module is not None
-        if self.with_module:
-            self.module = weakref.ref(module)
-
-    def __call__(self, *args, **kwargs):
-        if not self.with_module:
-            return self.hook(*args, **kwargs)
-        module = self.module()
-        if module is None:
-            raise RuntimeError("You are trying to call the hook of a dead Module!")
-        return self.hook(module, *args, **kwargs)
-
-    def __getstate__(self):
-        pickled = {"hook": self.hook, "with_module": self.with_module}
-        if self.with_module:
-            pickled["module"] = self.module()
-        return pickled
-
-    def __setstate__(self, state):
-        self.hook = state["hook"]
-        self.with_module = state["with_module"]
-        if self.with_module:
-            if state["module"] is None:
-                raise RuntimeError("You are trying to revive the hook of a dead Module!")
-            self.module = weakref.ref(state["module"])
 
 
 class State:
-    """Saving and restoring the registered tensors of a module tree."""
+    """Saving and restoring the registered tensors of a module tree.
+
+    Given (``_given.StateHooks``): registering the state-dict hooks, which
+    ``Module.__init__`` gives every module the tables for
+    (``_state_dict_pre_hooks``, ``_state_dict_hooks``,
+    ``_load_state_dict_pre_hooks``, ``_load_state_dict_post_hooks``), and the
+    default ``get_extra_state`` / ``set_extra_state``, which a class overrides
+    to save more than tensors (``defines(module, "get_extra_state")`` tells).
+    """
 
     # Given: the version of the class's state layout, saved in each
     # checkpoint's metadata. A class that changes what it saves raises it and
     # migrates older checkpoints in its _load_from_state_dict.
     _version = 1
-
-    def _init_state(self):
-        """Given: the empty state-dict hook tables, created by ``Module.__init__``;
-        only missing ones are added (unpickling an older module)."""
-        for name in STATE_HOOK_TABLES:
-            self.__dict__.setdefault(name, OrderedDict())
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Return the module's state: every parameter and persistent buffer, by name.
@@ -230,93 +176,6 @@ class State:
                 instead of raising, so that one load reports every problem.
         """
         raise NotImplementedError("exercise 06: _load_from_state_dict")
-
-    def get_extra_state(self):
-        """Return state to save beyond tensors (any picklable object).
-
-        Given. A class that needs it defines both this and
-        :meth:`set_extra_state`; ``state_dict()`` then saves the result under
-        ``prefix + "_extra_state"``. The base class's version is never called.
-        """
-        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
-
-    def set_extra_state(self, state):
-        """Restore what :meth:`get_extra_state` returned, when loading.
-
-        Given. The base class's version is never called.
-        """
-        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
-
-    def register_state_dict_pre_hook(self, hook):
-        """Given: register ``hook(module, prefix, keep_vars)``, called before
-        ``state_dict()`` saves this module.
-
-        Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
-        """
-        return _stored(self._state_dict_pre_hooks, hook)
-
-    def register_state_dict_post_hook(self, hook):
-        """Given: register ``hook(module, state_dict, prefix, local_metadata)``,
-        called after this module and its children are saved; it may change
-        ``state_dict`` in place and must return ``None``.
-
-        Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
-        """
-        hook._from_public_api = True
-        return _stored(self._state_dict_hooks, hook)
-
-    def _register_state_dict_hook(self, hook):
-        """Given: the older, private post-hook: like
-        :meth:`register_state_dict_post_hook`, but a result other than ``None``
-        replaces the state dict.
-
-        Raises:
-            RuntimeError: ``hook`` was registered with the public method.
-        """
-        if getattr(hook, "_from_public_api", False):
-            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
-                               "previously registered via register_state_dict_post_hook")
-        return _stored(self._state_dict_hooks, hook)
-
-    def register_load_state_dict_pre_hook(self, hook):
-        """Given: register ``hook(module, state_dict, prefix, local_metadata,
-        strict, missing_keys, unexpected_keys, error_msgs)``, called before
-        this module loads its own keys.
-
-        Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
-        """
-        return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        """Given: the private form, whose hook gets the module first only
-        ``with_module``."""
-        return _stored(self._load_state_dict_pre_hooks, _WrappedHook(hook, self if with_module else None))
-
-    def register_load_state_dict_post_hook(self, hook):
-        """Given: register ``hook(module, incompatible_keys)``, called after this
-        module and its children have loaded; it may edit
-        ``incompatible_keys.missing_keys`` and ``.unexpected_keys`` in place
-        (a strict load raises on what is left) and must return ``None``.
-
-        Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
-        """
-        return _stored(self._load_state_dict_post_hooks, hook)
-
-
-def _stored(table, hook):
-    """Given: ``hook`` stored in ``table`` under a new handle's id."""
-    handle = RemovableHandle(table)
-    table[handle.id] = hook
-    return handle
-
-
-def _defines(module, method):
-    """Whether ``module``'s class overrides ``State``'s ``method`` (extra state)."""
-    return getattr(type(module), method) is not getattr(State, method)
 
 
 def _own_state(module):

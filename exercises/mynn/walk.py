@@ -8,6 +8,7 @@ tensor or module reachable twice (tied weights, a shared layer) is yielded
 once, where the walk meets it first. ``get_submodule`` and its siblings go
 the other way: from a dotted name to the object it names.
 """
+from ._given import is_module
 from .parameter import Parameter
 
 
@@ -226,11 +227,6 @@ class Walk:
             AttributeError: the module path is wrong, or ``name`` is missing.
         """
         raise NotImplementedError("exercise 03: _owner_of")
-
-
-def _is_module(value):
-    """Whether ``value`` is a Module: every Module is built on this file's ``Walk``."""
-    return isinstance(value, Walk)
 
 
 def _join(prefix, name):

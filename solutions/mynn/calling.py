@@ -9,20 +9,9 @@ exercise 03 to switch modes and reset or freeze gradients.
 """
 import warnings
 import weakref
-from collections import OrderedDict
 from types import SimpleNamespace
 
-import torch
-from torch.utils.hooks import BackwardHook
-
-# Every table maps a handle's id to a hook, in the order the hooks run. The
-# ``*_with_kwargs`` and ``*_always_called`` tables only mark ids: which hooks
-# take the keyword arguments, which run even when the call fails.
-HOOK_TABLES = (
-    "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
-    "_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-    "_backward_pre_hooks", "_backward_hooks",
-)
+from ._given import attach_to_inputs, attach_to_output, backward_hook
 
 
 class RemovableHandle:
@@ -73,15 +62,15 @@ class RemovableHandle:
 
 
 class Calling:
-    """Calling a module, its hooks, and the modes and gradients of its tree."""
+    """Calling a module, its hooks, and the modes and gradients of its tree.
 
-    def _init_calling(self):
-        """Given: the mode flag and the empty hook tables (``HOOK_TABLES``),
-        created by ``Module.__init__``; only missing ones are added, so
-        unpickling an older module fills in the tables it lacks."""
-        self.__dict__.setdefault("training", True)
-        for name in HOOK_TABLES:
-            self.__dict__.setdefault(name, OrderedDict())
+    ``Module.__init__`` gives every module ``training = True`` and the hook
+    tables (``OrderedDict``s from a handle's id to a hook, in the order they
+    run): ``_forward_pre_hooks``, ``_forward_hooks``, and the tables that only
+    mark ids, ``_forward_pre_hooks_with_kwargs``, ``_forward_hooks_with_kwargs``
+    and ``_forward_hooks_always_called`` (given: ``_given.init_module_state``).
+    Backward hooks are given too (``_given.BackwardHooks``).
+    """
 
     def forward(self, *args, **kwargs):
         """Define the computation of the module; every subclass overrides it.
@@ -111,10 +100,10 @@ class Calling:
         ``always_call=True`` that has not run yet still runs (its own errors
         are only warned about), and then the first exception propagates.
 
-        Backward hooks (given code): ``self._backward_hook()`` makes torch's
-        helper before the pre-hooks; ``_attach_to_inputs`` wraps the arguments
-        just before ``forward``, ``_attach_to_output`` the output after the
-        forward hooks.
+        Backward hooks (given functions, imported above): ``backward_hook(self)``
+        makes torch's helper before the pre-hooks; ``attach_to_inputs`` wraps
+        the arguments just before ``forward``, ``attach_to_output`` the output
+        after the forward hooks.
 
         Returns:
             The output of ``forward``, as the hooks left it.
@@ -133,12 +122,12 @@ class Calling:
         # halfway still hands the always-called hooks what was there.
         call = SimpleNamespace(args=args, kwargs=kwargs, result=None, ran=set())
         try:
-            backward = self._backward_hook()
+            backward = backward_hook(self)
             _run_forward_pre_hooks(self, call)
-            call.args = _attach_to_inputs(backward, call.args)
+            call.args = attach_to_inputs(backward, call.args)
             call.result = self.forward(*call.args, **call.kwargs)
             _run_forward_hooks(self, call)
-            return _attach_to_output(backward, call.result)
+            return attach_to_output(backward, call.result)
         except Exception:
             _run_missed_always_called_hooks(self, call)
             raise
@@ -191,37 +180,6 @@ class Calling:
         marks = [(self._forward_hooks_with_kwargs, with_kwargs), (self._forward_hooks_always_called, always_call)]
         return _register(self._forward_hooks, hook, prepend, marks)
         ### END SOLUTION
-
-    def register_full_backward_pre_hook(self, hook, prepend=False):
-        """Given: register ``hook(module, grad_output)``, called when the
-        gradients with respect to the module's outputs are computed; a result
-        other than ``None`` replaces ``grad_output``.
-
-        Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
-        """
-        return _stored(self._backward_pre_hooks, hook, prepend)
-
-    def register_full_backward_hook(self, hook, prepend=False):
-        """Given: register ``hook(module, grad_input, grad_output)``, called when
-        the gradients with respect to the module's inputs are computed; a
-        result other than ``None`` replaces ``grad_input``.
-
-        Returns:
-            RemovableHandle: ``handle.remove()`` unregisters the hook.
-        """
-        return _stored(self._backward_hooks, hook, prepend)
-
-    def _backward_hook(self):
-        """Given: torch's helper that runs this module's backward hooks during
-        ``backward()``, or ``None`` when none is registered.
-
-        ``torch.utils.hooks.BackwardHook`` wraps the inputs and the output in
-        an identity autograd function whose gradients it hands to the hooks.
-        """
-        if not (self._backward_hooks or self._backward_pre_hooks):
-            return None
-        return BackwardHook(self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values()))
 
     def train(self, mode=True):
         """Set this module and every module below it to training mode (or not).
@@ -380,29 +338,3 @@ def _call_forward_hook(module, hook_id, hook, call):
     return hook(module, call.args, call.result)
     ### END SOLUTION
 
-
-def _stored(table, hook, prepend):
-    """Given: ``hook`` stored in ``table`` under a new handle's id (in front
-    with ``prepend``), for the backward hooks."""
-    handle = RemovableHandle(table)
-    table[handle.id] = hook
-    if prepend:
-        table.move_to_end(handle.id, last=False)
-    return handle
-
-
-def _attach_to_inputs(backward, args):
-    """Given: the arguments, wrapped so that ``backward`` sees their gradients
-    (unchanged when there are no backward hooks)."""
-    return args if backward is None else backward.setup_input_hook(args)
-
-
-def _attach_to_output(backward, result):
-    """Given: the output, wrapped so that ``backward`` sees its gradients
-    (unchanged when there are no backward hooks)."""
-    if backward is None:
-        return result
-    if not isinstance(result, (torch.Tensor, tuple)):
-        warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors "
-                      f"but received {type(result)}", stacklevel=3)
-    return backward.setup_output_hook(result)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 import torch
 
+from ._given import described, is_tensor
 from .module import Module
 from .parameter import Parameter
 
@@ -751,7 +752,7 @@ class ParameterList(Module):
     def extra_repr(self):
         """Given: one line per value, as torch prints it
         (``(0): Parameter containing: [torch.float32 of size 2x3]``)."""
-        return "\n".join(f"  ({position}): {_described(value, value.dtype if _is_tensor(value) else None)}"
+        return "\n".join(f"  ({position}): {described(value, value.dtype if is_tensor(value) else None)}"
                          for position, value in enumerate(self))
 
     def __call__(self, *args, **kwargs):
@@ -949,7 +950,7 @@ class ParameterDict(Module):
     def extra_repr(self):
         """Given: one line per value, as torch prints it
         (``(key): Parameter containing: [torch.FloatTensor of size 2]``)."""
-        return "\n".join(f"  ({key}): {_described(value, torch.typename(value) if _is_tensor(value) else None)}"
+        return "\n".join(f"  ({key}): {described(value, torch.typename(value) if is_tensor(value) else None)}"
                          for key, value in self.items())
 
     def __call__(self, input):
@@ -989,21 +990,6 @@ def _attribute_for(key):
                         f"(type is '{type(key).__name__}'). Open an issue on github if you need non-string keys.")
     return key
     ### END SOLUTION
-
-
-def _is_tensor(value):
-    """Whether a ParameterList or ParameterDict value prints as a tensor."""
-    return isinstance(value, torch.Tensor)
-
-
-def _described(value, dtype_name):
-    """Given: how ParameterList and ParameterDict print one value."""
-    if not _is_tensor(value):
-        return f"Object of type: {type(value).__name__}"
-    size = "x".join(str(size) for size in value.size())
-    device = f" ({value.device})" if value.device.type == "cuda" else ""
-    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
-    return f"{kind} containing: [{dtype_name} of size {size}{device}]"
 
 
 def _require_repeat_count(sequential, times):

@@ -6,6 +6,8 @@ its type alone is what ``Module.__setattr__`` (exercise 02) looks for.
 """
 import torch
 
+from ._given import rebuild_parameter
+
 
 class Parameter(torch.Tensor):
     """A tensor that a ``Module`` registers as trainable when assigned to it.
@@ -61,12 +63,9 @@ class Parameter(torch.Tensor):
         ### END SOLUTION
 
     def __reduce_ex__(self, protocol):
-        """Pickle (and ``torch.save``) as "rebuild a Parameter over this data"."""
+        """Pickle (and ``torch.save``) as "rebuild a Parameter over this data":
+        ``(rebuild_parameter, (data, requires_grad))``, the given function that
+        unpickling calls."""
         ### BEGIN SOLUTION
-        return (_rebuild_parameter, (self.detach(), self.requires_grad))
+        return (rebuild_parameter, (self.detach(), self.requires_grad))
         ### END SOLUTION
-
-
-def _rebuild_parameter(data, requires_grad):
-    """Unpickling helper: the inverse of ``Parameter.__reduce_ex__``."""
-    return Parameter(data, requires_grad)

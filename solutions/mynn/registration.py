@@ -7,6 +7,7 @@ registers. A value that never passes through them is invisible to all of it.
 """
 import torch
 
+from ._given import is_module
 from .parameter import Parameter
 
 
@@ -141,7 +142,7 @@ class Registration:
                     "(Parameter or None expected)"
                 )
             self.register_parameter(name, value)
-        elif _is_module(value):
+        elif is_module(value):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(name, self.__dict__, params, buffers, self._non_persistent_buffers_set)
@@ -299,7 +300,7 @@ class Registration:
                 attribute of another kind.
         """
         ### BEGIN SOLUTION
-        if module is not None and not _is_module(module):
+        if module is not None and not is_module(module):
             raise TypeError(f"{torch.typename(module)} is not a Module subclass")
         _check_name(self, name, "module", self._modules)
         self._modules[name] = module
@@ -308,14 +309,6 @@ class Registration:
     def register_module(self, name, module):
         """Alias for :meth:`add_module`."""
         self.add_module(name, module)
-
-
-def _is_module(value):
-    # Module is assembled in module.py from this mixin and the others, so it
-    # can only be looked up once everything is imported.
-    from .module import Module
-
-    return isinstance(value, Module)
 
 
 def _remove_from(name, *registers):

@@ -8,6 +8,7 @@ tensor or module reachable twice (tied weights, a shared layer) is yielded
 once, where the walk meets it first. ``get_submodule`` and its siblings go
 the other way: from a dotted name to the object it names.
 """
+from ._given import is_module
 from .parameter import Parameter
 
 
@@ -209,7 +210,7 @@ class Walk:
             if not hasattr(module, name):
                 raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
             module = getattr(module, name)
-            if not _is_module(module):
+            if not is_module(module):
                 raise AttributeError(f"`{name}` is not an nn.Module")
         return module
         ### END SOLUTION
@@ -241,14 +242,14 @@ class Walk:
         ### BEGIN SOLUTION
         if target == "":
             raise ValueError("Cannot set the submodule without a target name!")
-        if not _is_module(module):
+        if not is_module(module):
             raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
         parent_path, _, name = target.rpartition(".")
         parent = self.get_submodule(parent_path)
         exists = hasattr(parent, name)
         if strict and not exists:
             raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
-        if exists and not _is_module(getattr(parent, name)):
+        if exists and not is_module(getattr(parent, name)):
             raise AttributeError(f"`{name}` is not an nn.Module")
         setattr(parent, name, module)
         ### END SOLUTION
@@ -311,11 +312,6 @@ class Walk:
             raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
         return module, name
         ### END SOLUTION
-
-
-def _is_module(value):
-    """Whether ``value`` is a Module: every Module is built on this file's ``Walk``."""
-    return isinstance(value, Walk)
 
 
 def _join(prefix, name):

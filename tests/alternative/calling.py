@@ -21,7 +21,7 @@ class Calling:
 
         def run():
             nonlocal args, kwargs, result
-            backward = self._backward_hook()
+            backward = backward_hook(self)
             for hook_id, hook in tuple(self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     new = hook(self, args, kwargs)
@@ -34,14 +34,14 @@ class Calling:
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
-            args = _attach_to_inputs(backward, args)
+            args = attach_to_inputs(backward, args)
             result = self.forward(*args, **kwargs)
             for hook_id, hook in tuple(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
                     already_ran.add(hook_id)
                 new = _hook_result(self, hook_id, hook, args, kwargs, result)
                 result = result if new is None else new
-            return _attach_to_output(backward, result)
+            return attach_to_output(backward, result)
 
         try:
             return run()

@@ -54,7 +54,7 @@ class Registration:
         (self._non_persistent_buffers_set.discard if persistent else self._non_persistent_buffers_set.add)(name)
 
     def add_module(self, name, module):
-        if not (module is None or _is_module(module)):
+        if not (module is None or is_module(module)):
             raise TypeError(f"{torch.typename(module)} is not a Module subclass")
         _refuse_bad_name(self, name, "module", self._modules)
         self._modules[name] = module
@@ -121,7 +121,7 @@ def _in(register):
 _ROUTES = [
     (lambda module, name, value: isinstance(value, Parameter), _store_parameter),
     (_in("_parameters"), _empty_parameter_slot),
-    (lambda module, name, value: _is_module(value), _store_module),
+    (lambda module, name, value: is_module(value), _store_module),
     (_in("_modules"), _empty_module_slot),
     (lambda module, name, value: isinstance(value, Buffer) or _in("_buffers")(module, name, value), _store_buffer),
     (lambda module, name, value: True, lambda module, name, value: object.__setattr__(module, name, value)),

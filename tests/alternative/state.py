@@ -46,7 +46,7 @@ class State:
         for name, value in itertools.chain(self._parameters.items(), persistent):
             if value is not None:
                 destination[prefix + name] = value if keep_vars else value.detach()
-        if _defines(self, "get_extra_state"):
+        if defines(self, "get_extra_state"):
             destination[prefix + EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -97,7 +97,7 @@ class State:
         mine.update((name, value) for name, value in self._buffers.items()
                     if value is not None and name not in self._non_persistent_buffers_set)
         extra_key = prefix + EXTRA_STATE_KEY_SUFFIX
-        takes_extra = _defines(self, "set_extra_state")
+        takes_extra = defines(self, "set_extra_state")
         for name, current in mine.items():
             if prefix + name not in state_dict:
                 if strict:

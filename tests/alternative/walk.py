@@ -49,14 +49,14 @@ class Walk:
     def set_submodule(self, target, module, strict=False):
         if not target:
             raise ValueError("Cannot set the submodule without a target name!")
-        if not _is_module(module):
+        if not is_module(module):
             raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
         *path, name = target.split(".")
         parent = self.get_submodule(".".join(path))
         if not hasattr(parent, name):
             if strict:
                 raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
-        elif not _is_module(getattr(parent, name)):
+        elif not is_module(getattr(parent, name)):
             raise AttributeError(f"`{name}` is not an nn.Module")
         setattr(parent, name, module)
 
@@ -94,7 +94,7 @@ def _child_named(module, name):
     if not hasattr(module, name):
         raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
     child = getattr(module, name)
-    if not _is_module(child):
+    if not is_module(child):
         raise AttributeError(f"`{name}` is not an nn.Module")
     return child
 

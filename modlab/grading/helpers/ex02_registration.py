@@ -37,3 +37,20 @@ def apply(nn, m, name, kind) -> tuple[str, object]:
               "number": ("1", lambda: 1), "none": ("None", lambda: None)}
     shown, make = values[kind]
     return f"m.{name} = {shown}", outcome(setattr, m, name, make())
+
+
+def registered_names(m) -> list[str]:
+    """Every name in the module's three registers, sorted (empty slots too)."""
+    found = []
+    for register in ("_parameters", "_buffers", "_modules"):
+        held = vars(m).get(register)
+        found += list(held) if isinstance(held, dict) else []
+    return sorted(found)
+
+
+def names_in_dir(m) -> list[str]:
+    """The names of ``dir(m)`` that the module itself holds (registered or in
+    ``__dict__``), in dir's order: the class's own attributes differ between
+    torch.nn and mynn, so they are left out."""
+    own = {*registered_names(m), *(name for name in vars(m) if not name.startswith("_"))}
+    return [name for name in dir(m) if name in own]

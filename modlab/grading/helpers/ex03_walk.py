@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from modlab.grading.probes import named_shapes, named_types
+from modlab.grading.observe import outcome
+from modlab.grading.probes import kind, named_shapes, named_types
 from modlab.grading.trees import leaf_class
 
 
@@ -91,3 +92,12 @@ def batch_norm_like(nn):
     root.child.register_buffer("mean", root.running_mean)
     root.child.register_buffer("var", torch.ones(3))
     return root
+
+
+def lookups(root, method: str, found: dict, failing: list) -> dict:
+    """``root.<method>(path)`` for each path: whether it is the object ``found``
+    names, or what a path in ``failing`` raises."""
+    look = getattr(root, method)
+    observed = {f"root.{method}({path!r}) is the object": outcome(lambda path=path: look(path) is target)
+                for path, target in found.items()}
+    return {**observed, **{f"root.{method}({path!r})": outcome(lambda path=path: kind(look(path))) for path in failing}}

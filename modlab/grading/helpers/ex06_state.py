@@ -3,6 +3,7 @@ here: ``nn.Linear`` is exercise 08), the views of a state dict, and checkpoints 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 
 import torch
 
@@ -113,3 +114,115 @@ def checkpoint(model, **changes):
         else:
             state[key] = value
     return state
+
+
+def metadata(state):
+    """A state dict's ``_metadata`` as plain data: ``{prefix: {"version": n}}`` in its order."""
+    found = getattr(state, "_metadata", None)
+    if found is None:
+        return "<no _metadata>"
+    return {key: dict(value) if isinstance(value, dict) else repr(value) for key, value in found.items()}
+
+
+def versioned_tree(nn):
+    """A root holding a module of its own class version 3 (with a child), an
+    empty slot and a plain module."""
+
+    class Versioned(nn.Module):
+        _version = 3
+
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(1))
+
+    model = nn.Module()
+    model.first = Versioned()
+    model.first.inner = nn.Module()
+    model.first.inner.register_buffer("mean", torch.zeros(1))
+    model.add_module("empty", None)
+    model.second = nn.Module()
+    return model
+
+
+def migrating_model(nn):
+    """A model whose layers (class version 2) renamed their parameter ``w`` to
+    ``weight``, with torch's documented migration: a ``_load_from_state_dict``
+    override that renames the old key when the checkpoint's version is older.
+
+    Returns:
+        ``(model, seen)``: ``seen`` gets ``[prefix, version, sorted keys]`` for
+        each override call, in the order they ran.
+    """
+    seen = []
+
+    class Renamed(nn.Module):
+        _version = 2
+
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.zeros(2))
+
+        def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                  error_msgs):
+            version = local_metadata.get("version")
+            seen.append([prefix, version, sorted(state_dict)])
+            if (version is None or version < 2) and prefix + "w" in state_dict:
+                state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+            super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                          error_msgs)
+
+    model = nn.Module()
+    model.body = Renamed()
+    model.body.inner = Renamed()
+    model.head = Renamed()
+    return model, seen
+
+
+def old_checkpoints():
+    """``(label, checkpoint)`` for checkpoints of ``migrating_model`` saved before
+    version 2: one whose metadata says version 1 (the head's says 2), one with no
+    metadata at all."""
+    versioned = OrderedDict([("body.w", torch.ones(2)), ("body.inner.w", torch.full((2,), 2.0)),
+                             ("head.weight", torch.full((2,), 3.0))])
+    versioned._metadata = OrderedDict([("", {"version": 1}), ("body", {"version": 1}), ("body.inner", {"version": 1}),
+                                       ("head", {"version": 2})])
+    plain = {"body.w": torch.ones(2), "body.inner.weight": torch.full((2,), 2.0), "head.w": torch.full((2,), 3.0)}
+    return [("a version-1 checkpoint", versioned), ("a checkpoint without _metadata", plain)]
+
+
+def counter_class(nn):
+    """A module that saves a plain Python counter as its extra state."""
+
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(1))
+            self.calls = 0
+
+        def get_extra_state(self):
+            return {"calls": self.calls}
+
+        def set_extra_state(self, state):
+            self.calls = state["calls"]
+
+    return Counter
+
+
+def hooked_tree(nn):
+    """A model and its child, each with every kind of state-dict hook logging
+    what it sees; the model's last load post-hook forgives the key ``extra``."""
+    log = []
+    model = nn.Module()
+    model.child = scale_class(nn)()
+    for name, module in (("model", model), ("child", model.child)):
+        module.register_state_dict_pre_hook(
+            lambda m, prefix, keep_vars, name=name: log.append(f"save pre {name} {prefix!r} {keep_vars}"))
+        module.register_state_dict_post_hook(
+            lambda m, state, prefix, local, name=name: log.append(f"save post {name} {prefix!r} {sorted(local)}"))
+        module.register_load_state_dict_pre_hook(
+            lambda m, state, prefix, local, strict, missing, unexpected, errors, name=name:
+            log.append(f"load pre {name} {prefix!r} {sorted(state)}"))
+        module.register_load_state_dict_post_hook(
+            lambda m, keys, name=name: log.append(f"load post {name} {list(keys.missing_keys)} {list(keys.unexpected_keys)}"))
+    model.register_load_state_dict_post_hook(lambda m, keys: keys.unexpected_keys.remove("extra"))
+    return model, log

@@ -2,6 +2,8 @@
 and the models built from the random layer trees its ``repr`` scenario draws."""
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from modlab.grading.probes import registers
 
 
@@ -60,3 +62,14 @@ def build(nn, spec):
     for index, child in enumerate(children):
         setattr(module, f"part{index}", child)
     return module
+
+
+def old_batchnorm_checkpoint(bn, version):
+    """``bn``'s state dict as a BatchNorm saved before ``num_batches_tracked``
+    existed: without that key, its metadata's version ``version`` (no metadata
+    at all for None)."""
+    saved = bn.state_dict()
+    checkpoint = OrderedDict((key, value.clone()) for key, value in saved.items() if key != "num_batches_tracked")
+    if version is not None:
+        checkpoint._metadata = OrderedDict([("", {"version": version})])
+    return checkpoint

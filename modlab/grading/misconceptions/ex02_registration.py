@@ -203,3 +203,30 @@ def getattr_raises_attribute_error(e):
         return bool(frames) and frames[-1][2].endswith("__getattr__") and e.raised.get("type") != "AttributeError"
     missing = e.pairs("m.nothing_here") + e.pairs("hasattr(m, 'nothing_here')")
     return any(t != y and not raised(y, "AttributeError") for t, y in missing)
+
+
+@misconception("buffer-left-in-dict", "02", """
+    assigning nn.Buffer(t) registers a buffer: __setattr__ checks isinstance(value, Buffer) and calls
+    register_buffer(name, value, value.persistent); left in __dict__ it is a bare tensor that state_dict()
+    and .to() never see""")
+def buffer_left_in_dict(e):
+    """torch registered a buffer in _buffers where the submission keeps that tensor in __dict__."""
+    return _moved_to_dict(e, "_buffers", lambda kind: kind == "Tensor")
+
+
+@misconception("dir-misses-registers", "02", """
+    dir(module) lists what the module holds: registered values live in _parameters, _buffers and _modules,
+    not in __dict__, so __dir__ adds their names to the class's and the instance's (leaving out names that
+    start with a digit, such as a container's '0')""")
+def dir_misses_registers(e):
+    """dir() lacks names torch lists, each of them in the submission's own registers, and lists none torch
+    does not."""
+    yours_registered = {name.split(":")[0]: y for name, _, y in e.fields() if name.endswith(": the registered names")}
+    for name, t, y in e.fields():
+        if not (name.endswith(", the names above") and isinstance(t, list) and isinstance(y, list)):
+            continue
+        registered = yours_registered.get(name.split(":")[0])
+        missing = set(t) - set(y)
+        if isinstance(registered, list) and missing and set(y) <= set(t) and missing <= set(registered):
+            return True
+    return False

@@ -9,6 +9,7 @@ import re
 from modlab.grading.evidence import named, names
 
 from .catalog import misconception
+from .shared import raised
 
 PREFIX = re.compile(r"prefix='([^']*)'")
 ALIASES = "names with remove_duplicate=False"
@@ -232,3 +233,28 @@ def non_persistent_not_walked(e):
         if missing and not extra and all(n.rsplit(".", 1)[-1] in non_persistent for n in missing):
             return True
     return False
+
+
+def _lookups(e):
+    """``(torch, yours)`` of each ``root.get_*(path)`` observed."""
+    return e.pairs_where(lambda name, value: name.startswith(("root.get_", "root.set_submodule(")))
+
+
+@misconception("lookup-raises-key-error", "03", """
+    get_submodule follows the path one attribute at a time (getattr for each dotted name, checking that
+    each is a Module) and raises AttributeError for a name that is missing, as attribute access does; a
+    lookup in dict(named_modules()) raises KeyError instead, misses a module shared under a second name
+    and walks the whole tree""")
+def lookup_raises_key_error(e):
+    """A dotted-path lookup raised AttributeError in torch and KeyError in the submission."""
+    return any(raised(t, "AttributeError") and raised(y, "KeyError") for t, y in _lookups(e))
+
+
+@misconception("lookup-kind-unchecked", "03", """
+    a dotted path must end in the kind asked for: get_submodule checks that each step is a Module
+    ("`w` is not an nn.Module"), get_parameter that the end is a Parameter, get_buffer that the name is in
+    the module's _buffers; anything else raises AttributeError instead of being returned""")
+def lookup_kind_unchecked(e):
+    """torch raised AttributeError "... is not ..." for a path ending in the wrong kind; the submission
+    returned something."""
+    return any(raised(t, "AttributeError") and " is not " in t.message and not raised(y) for t, y in _lookups(e))

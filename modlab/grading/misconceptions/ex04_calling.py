@@ -214,3 +214,50 @@ def requires_grad_not_recursive(e):
         if set(t) == set(y) and any(t[n] == y[n] for n in t) and any(t[n] != y[n] for n in t):
             return True
     return False
+
+
+@misconception("with-kwargs-ignored", "04", """
+    a hook registered with with_kwargs=True takes the keyword arguments too: a pre-hook is called as
+    hook(module, args, kwargs) and returns None or a new (args, kwargs) pair, a forward hook as
+    hook(module, args, kwargs, output); __call__ looks the hook's id up in the _with_kwargs table""")
+def with_kwargs_ignored(e):
+    """A call with kwargs hooks returned in torch and raised TypeError in the submission (the hook was called
+    without its kwargs), or the kwargs hooks saw other keyword arguments than torch's."""
+    calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
+    if any(not raised(t) and raised(y, "TypeError") for t, y in calls):
+        return True
+    return any(t != y and isinstance(t, list) and isinstance(y, list) and len(t) == len(y)
+               for t, y in e.pairs("what the kwargs hooks saw"))
+
+
+@misconception("always-call-ignored", "04", """
+    a forward hook registered with always_call=True runs even when a pre-hook, forward or another hook
+    raises: __call__ catches the exception, runs each always-called hook that has not run yet (an error of
+    its own is only a warning), then raises the original exception again""")
+def always_call_ignored(e):
+    """Every call raised (or returned) as in torch, and the submission ran fewer always-called hooks after a
+    failure than torch, none that torch did not."""
+    calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
+    if not calls or any(raised(t) != raised(y) or raised(t) and t.type != y.type for t, y in calls):
+        return False
+    for t, y in e.pairs("always-called hook log"):
+        if isinstance(t, list) and isinstance(y, list) and len(y) < len(t) and set(y) <= set(t):
+            return True
+    return False
+
+
+@misconception("backward-hooks-not-attached", "04", """
+    backward hooks run only if __call__ hands the module's arguments to attach_to_inputs just before forward
+    and its output to attach_to_output after the forward hooks (both given, with backward_hook(self) made
+    before the pre-hooks): otherwise torch's BackwardHook never sees the gradients""")
+def backward_hooks_not_attached(e):
+    """The forward hooks ran as in torch, and some backward hook that ran in torch never ran in the submission."""
+    for t, y in e.pairs("backward hook log"):
+        if not (isinstance(t, list) and isinstance(y, list)):
+            continue
+        backward = [entry for entry in t if entry.startswith("backward")]
+        forward_t = [entry for entry in t if not entry.startswith("backward")]
+        forward_y = [entry for entry in y if not entry.startswith("backward")]
+        if backward and forward_t == forward_y and any(entry not in y for entry in backward):
+            return True
+    return False

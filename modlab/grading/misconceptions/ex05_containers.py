@@ -111,3 +111,45 @@ def negative_index_unsupported(e):
 def plus_not_a_new_container(e):
     """``a + b`` is ``a`` itself in the submission, a new container in torch."""
     return any(t is False and y is True for t, y in e.pairs_where(lambda name, value: ") is " in name and "+" in name))
+
+
+@misconception("repeat-copies-children", "05", """
+    model * n repeats the same child objects, renumbered '0', '1', ... (shared, not copied, as in torch):
+    the repeated layers share their weights; copy.deepcopy would make new layers with new weights""")
+def repeat_copies_children(e):
+    """A repeated Sequential holds torch's children by name and tag, but some are other objects than torch's."""
+    for name, t, y in e.fields():
+        if " holds " in name and isinstance(t, list) and isinstance(y, list) and all(v is True for v in t) \
+                and y[:1] == [True] and not all(v is True for v in y):
+            return True
+    return False
+
+
+def _classes(e):
+    return e.pairs_where(lambda name, value: name.startswith("the classes of the values"))
+
+
+@misconception("parameter-container-keeps-tensors", "05", """
+    ParameterList and ParameterDict wrap a plain tensor into a Parameter before storing it (in __setitem__,
+    where every addition goes through), so that it is registered; stored as it is, a tensor is an ordinary
+    attribute that parameters() and the optimizer never see""")
+def parameter_container_keeps_tensors(e):
+    """Where torch holds a Parameter, the submission holds a plain Tensor (the same values otherwise)."""
+    for t, y in _classes(e):
+        if isinstance(t, list) and isinstance(y, list) and len(t) == len(y) and \
+                any(a == "Parameter" and b == "Tensor" for a, b in zip(t, y)) and \
+                all(a == b or (a, b) == ("Parameter", "Tensor") for a, b in zip(t, y)):
+            return True
+    return False
+
+
+@misconception("parameter-dict-not-sorted", "05", """
+    ParameterDict(a plain dict) and update(a plain dict) take the keys in sorted order, as torch does (an
+    OrderedDict or a ParameterDict keeps its own order; pairs keep theirs)""")
+def parameter_dict_not_sorted(e):
+    """Built from a plain dict, the keys are torch's in another order: torch's sorted, the submission's not."""
+    for name, t, y in e.fields():
+        if name.startswith("list(ParameterDict({") and isinstance(t, list) and isinstance(y, list) \
+                and t == sorted(t) and sorted(y) == t and y != t:
+            return True
+    return False

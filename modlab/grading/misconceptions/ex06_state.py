@@ -172,3 +172,72 @@ def non_strict_keys_wrong(e):
             return True
     return any(isinstance(t, dict) and isinstance(y, dict) and all(t.values()) and 1 < sum(map(bool, y.values())) < len(t)
                for t, y in e.pairs("the error names each key"))
+
+
+@misconception("metadata-wrong", "06", """
+    state_dict() gives the new OrderedDict a _metadata OrderedDict: under each module's prefix without its
+    trailing dot ('' for the root, 'first', 'first.inner') the dict {'version': module._version}, the
+    version of that module's own class, recorded before the module saves anything""")
+def metadata_wrong(e):
+    """The state dict has torch's keys, its _metadata does not."""
+    keys = e.pairs("model.state_dict() keys")
+    return bool(keys) and all(t == y for t, y in keys) and any(
+        t != y for t, y in e.pairs_where(lambda name, value: name.endswith("._metadata")))
+
+
+@misconception("local-metadata-not-passed", "06", """
+    load_state_dict hands each module's _load_from_state_dict the metadata saved under its own prefix
+    (state_dict._metadata.get(prefix[:-1], {}), {} when the checkpoint has none), so that an override can
+    migrate a checkpoint saved by an older version of its class""")
+def local_metadata_not_passed(e):
+    """Loading a checkpoint the scenario wrote (not one the submission saved), the overrides were called as
+    in torch, with other versions than its metadata holds."""
+    for label, t in e.torch.items():
+        y = e.yours.get(label) if isinstance(e.yours, dict) else None
+        if not (label.startswith("a ") and isinstance(t, dict) and isinstance(y, dict)):
+            continue
+        seen_t, seen_y = t.get("[prefix, version] each override saw"), y.get("[prefix, version] each override saw")
+        if isinstance(seen_t, list) and isinstance(seen_y, list) and seen_t != seen_y \
+                and [p for p, _ in seen_t] == [p for p, _ in seen_y]:
+            return True
+    return False
+
+
+@misconception("child-sees-all-keys", "06", """
+    each child loads from only the keys under its own prefix: load_state_dict passes a child
+    {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}, so a _load_from_state_dict
+    override (and the unexpected-key check) sees only that module's part of the checkpoint""")
+def child_sees_all_keys(e):
+    """An override below the root saw more keys than torch's, all of torch's among them."""
+    for t, y in e.pairs("keys each override saw"):
+        if isinstance(t, list) and isinstance(y, list) and len(t) == len(y):
+            for (prefix_t, keys_t), (prefix_y, keys_y) in zip(t, y):
+                if prefix_t == prefix_y and prefix_t and set(keys_t) < set(keys_y):
+                    return True
+    return False
+
+
+@misconception("extra-state-ignored", "06", """
+    a class that defines get_extra_state() saves its result under prefix + '_extra_state' (after its own
+    tensors, before its children's), and load_state_dict() hands that value to set_extra_state(); a class
+    that does not define them has no such key""")
+def extra_state_ignored(e):
+    """torch's state holds '_extra_state' keys the submission's lacks, or torch restored an extra state the
+    submission did not."""
+    for t, y in e.pairs("model.state_dict()"):
+        if isinstance(t, dict) and isinstance(y, dict):
+            missing = set(t) - set(y)
+            if missing and all(k.endswith("_extra_state") for k in missing):
+                return True
+    return any(t != y for t, y in e.pairs("fresh.counter.calls")) and not any(
+        t != y for t, y in e.pairs("model.state_dict()"))
+
+
+@misconception("assign-copies", "06", """
+    load_state_dict(assign=True) puts the checkpoint's own tensors into the model instead of copying into
+    the existing ones (a plain tensor becomes a Parameter over the same storage, keeping the old
+    Parameter's requires_grad): the way to fill a model built on the meta device""")
+def assign_copies(e):
+    """With assign=True, torch holds the checkpoint's tensor where the submission holds another."""
+    return any(isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items())
+               for t, y in e.pairs("is the checkpoint's tensor after assign"))

@@ -120,3 +120,30 @@ def repr_folds_repeats(e):
 
 def _folded(rows) -> int:
     return sum(1 for row in rows if isinstance(row, str) and FOLDED.match(row.lstrip("·")))
+
+
+@misconception("reset-keeps-stats", "08", """
+    reset_running_stats() starts the estimates afresh in place (running_mean.zero_(), running_var.fill_(1),
+    num_batches_tracked.zero_()), and reset_parameters() calls it before resetting weight to ones and bias
+    to zeros, as torch.nn.BatchNorm1d does""")
+def reset_keeps_stats(e):
+    """After a reset, some running estimate has torch's shape and dtype and other values (the old ones)."""
+    for t, y in e.pairs("buffers"):
+        if not (isinstance(t, dict) and isinstance(y, dict)):
+            continue
+        for name, want in t.items():
+            got = y.get(name)
+            if isinstance(want, TensorView) and isinstance(got, TensorView) and (want.dtype, want.shape) == \
+                    (got.dtype, got.shape) and not e.agree(want, got):
+                return True
+    return False
+
+
+@misconception("old-checkpoint-refused", "08", """
+    a checkpoint saved before version 2 has no num_batches_tracked: BatchNorm1d's _load_from_state_dict reads
+    local_metadata.get('version') and, for None or a version under 2, fills the missing key with the
+    layer's own counter before calling super(), so that the old checkpoint loads strictly""")
+def old_checkpoint_refused(e):
+    """A strict load of a checkpoint older than version 2 returned in torch and raised in the submission."""
+    return any(not raised(t) and raised(y, "RuntimeError")
+               for t, y in e.pairs("load_state_dict(strict=True)"))
