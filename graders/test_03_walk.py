@@ -226,7 +226,7 @@ def dotted_paths(nn):
 
 
 @scenario(points=2, misconceptions=LOOKUPS)
-def set_submodule(nn):
+def submodule_assignment(nn):
     """set_submodule replaces or adds a registered submodule at a dotted path; strict, '' and non-modules raise"""
     Leaf = leaf_class(nn)
     root = three_levels(nn)
