@@ -39,6 +39,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import CpuAccount  # noqa: E402
 from modlab.course import load_course  # noqa: E402
 from modlab.grading.loader import grader_file  # noqa: E402
 from modlab.instructor.variants import load_variants  # noqa: E402
@@ -188,38 +189,6 @@ def measure(command: list, env: dict, cwd: Path | None = None) -> dict:
     load = sum(sampler.loads) / len(sampler.loads) if sampler.loads else os.getloadavg()[0]
     return {"wall_s": wall, "cpu_s": account.seconds(), "peak_pss_mib": sampler.peak / 2**20, "load": load,
             "output": output}
-
-
-class CpuAccount:
-    """CPU time of a process and every process it starts, even those that outlive their
-    parent unwaited (the kernel counts them in a cgroup v2 of their own); None where
-    there is no writable cgroup v2."""
-
-    def __init__(self):
-        mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
-        root = next((Path(m[1]) for m in mounts if m[2] == "cgroup2"), None)
-        self.group = root / f"modlab-bench-{os.getpid()}-{time.monotonic_ns()}" if root else None
-        try:
-            self.group.mkdir()
-        except (AttributeError, OSError):
-            self.group = None
-
-    def join(self) -> None:
-        """In the child, before exec: move into the group."""
-        if self.group:
-            (self.group / "cgroup.procs").write_text(str(os.getpid()))
-
-    def seconds(self) -> float | None:
-        if not self.group:
-            return None
-        stat = dict(line.split() for line in (self.group / "cpu.stat").read_text().splitlines())
-        for _ in range(50):  # the last processes may take a moment to leave
-            try:
-                self.group.rmdir()
-                break
-            except OSError:
-                time.sleep(0.1)
-        return int(stat["usage_usec"]) / 1e6
 
 
 class MemorySampler(threading.Thread):

@@ -17,7 +17,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from hypothesis import HealthCheck, Phase, given, settings
 
@@ -30,12 +30,16 @@ from modlab.grading.misconceptions import detect
 from modlab.grading.observe import RAISED as RAISED_TAG
 from modlab.grading.scenario import Case
 
-from modlab.isolation.process import WorkerFailed, WorkerProcess
+from modlab.isolation.process import STOP_TIMEOUT, WorkerFailed, WorkerProcess, observation_of
+from modlab.isolation.protocol import has_observation, observation
 from modlab.records import (CUDA, FAILED, IMPORT, MISMATCH, MISSING, PASSED, RAISED, SKIPPED, TIMEOUT, WORKER_REASONS,
                             ExerciseResult, Failure, SubmissionResult, TestResult)
 
 GRAFT, WHOLE = "graft", "whole"
 CUDA_ABSENT = "CUDA not available"
+# A submission that hangs would cost every remaining check a full scenario
+# timeout: after this many in one exercise, its remaining checks fail at once.
+MAX_TIMEOUTS = 2
 
 
 @dataclass(frozen=True)
@@ -106,10 +110,18 @@ class Oracle:
         self._cuda: bool | None = None
 
     def observe(self, request: dict, timeout: float) -> dict:
-        key = json.dumps(request, sort_keys=True)
-        if key not in self.cache:
-            self.cache[key] = self.worker.ask(request, timeout)
-        return self.cache[key]
+        return self.observe_many([request], timeout)[0]
+
+    def observe_many(self, requests: list[dict], timeout: float) -> list[dict]:
+        """torch.nn's answers to ``requests``: those not remembered yet are asked
+        in one stream (see :meth:`~modlab.isolation.process.WorkerProcess.stream`)."""
+        keys = [request_key(request) for request in requests]
+        missing = list({key: request for key, request in zip(keys, requests) if key not in self.cache}.items())
+        if missing:
+            answers = self.worker.stream([request for _, request in missing], timeout)
+            for key, _ in missing:
+                self.cache[key] = answers.next()
+        return [self.cache[key] for key in keys]
 
     @property
     def cuda(self) -> bool:
@@ -120,6 +132,10 @@ class Oracle:
 
 
 _oracles: dict[str, Oracle] = {}
+
+
+def request_key(request: dict) -> str:
+    return json.dumps(request, sort_keys=True)
 
 # The specs a Hypothesis search draws while every one passes, by case: the
 # same in every search (derandomized), so a search that passed once is
@@ -184,21 +200,56 @@ def grade_submission(course: Course, package_dir: Path, exercises: list[Exercise
         result = grade_submission(course, Path("solutions/mynn"), student="reference")
     """
     result = SubmissionResult(student=student or Path(package_dir).resolve().parent.name)
-    for exercise in exercises or course.exercises:
-        result.exercises.append(grade_exercise(course, exercise, package_dir, options))
+    for _, graded in grade_in_turn(course, exercises or course.exercises, lambda exercise: package_dir, options):
+        if isinstance(graded, Exception):
+            raise graded
+        result.exercises.append(graded)
         if progress:
-            progress(result.exercises[-1])
+            progress(graded)
     return result
 
 
 def grade_exercise(course: Course, exercise: Exercise, package_dir: Path,
                    options: GradeOptions = GradeOptions()) -> ExerciseResult:
-    """Grade one exercise of one submission; never raises for the submission's faults."""
-    started = time.monotonic()
-    cases = [case for s in load_scenarios(course, exercise, options.public_only) for case in s.cases()]
+    """Grade one exercise of one submission; never raises for the submission's faults.
+
+    Returns once its worker, and all the submission's code started, is gone.
+    """
     with ExerciseGrading(course, exercise, package_dir, options) as grading:
-        tests = [grading.check(case) for case in cases]
-    return _scored(exercise, cases, tests, started, grading.error)
+        return grading.grade()
+
+
+def grade_in_turn(course: Course, exercises: list[Exercise], folder_of: Callable[[Exercise], Path],
+                  options: GradeOptions = GradeOptions()) -> Iterator[tuple[Exercise, ExerciseResult | Exception]]:
+    """Grade exercises one after another, yielding each one's result (or the
+    exception a fault of the grading itself raised, for the caller to record).
+
+    Each exercise still gets a fresh worker of its own, but the next one starts
+    while the current exercise is graded, and each ends while the next is: no
+    exercise waits for a worker to start or to be gone. Once the last result
+    is taken, every worker is gone.
+    """
+    stopping, upcoming = [], None
+    try:
+        for index, exercise in enumerate(exercises):
+            grading = upcoming or ExerciseGrading(course, exercise, folder_of(exercise), options)
+            upcoming = None
+            if index + 1 < len(exercises):
+                upcoming = ExerciseGrading(course, exercises[index + 1], folder_of(exercises[index + 1]), options)
+                upcoming.start_soon()
+            try:
+                graded = grading.grade()
+            except Exception as error:  # a grader or engine bug: the caller records it
+                graded = error
+            finally:
+                stopping.append(grading.close(wait=False))
+            yield exercise, graded
+    finally:
+        if upcoming is not None:
+            upcoming.close()
+        for handle in stopping:
+            if handle is not None:
+                handle.exitcode(STOP_TIMEOUT)
 
 
 class ExerciseGrading:
@@ -215,6 +266,8 @@ class ExerciseGrading:
         self.oracle = oracle_for(course)
         self.deadline: float | None = None  # set when the submission's code first runs
         self.error, self.worker = "", None
+        self.answered: dict[str, dict | WorkerFailed] = {}  # the submission's answers read ahead, by request
+        self.timeouts = 0  # scenario timeouts so far: past MAX_TIMEOUTS, the rest fail at once
         graft = not whole_package(exercise, options.mode)
         try:
             sources = package_sources(course, exercise, package_dir, options.mode)
@@ -232,9 +285,28 @@ class ExerciseGrading:
     def __exit__(self, *exc_info) -> None:
         self.close()
 
-    def close(self) -> None:
+    def start_soon(self) -> None:
+        """Start the submission's worker now, to be ready when grading begins."""
         if self.worker is not None:
-            self.worker.close()
+            self.worker.start_soon()
+
+    def close(self, wait: bool = True):
+        """End the worker; with ``wait=False``, return its handle to wait on later."""
+        return self.worker.close(wait) if self.worker is not None else None
+
+    def grade(self) -> ExerciseResult:
+        """Grade every case of the exercise (as the options select them)."""
+        started = time.monotonic()
+        cases = [case for s in load_scenarios(self.course, self.exercise, self.options.public_only) for case in s.cases()]
+        tests = self.check_all(cases)
+        return _scored(self.exercise, cases, tests, started, self.error)
+
+    def check_all(self, cases: list[Case]) -> list[TestResult]:
+        """Every case's verdict, in order. The submission's answers to the cases
+        without a random search are asked in one stream, beside torch.nn's, so
+        that each world runs while the grading side compares."""
+        self._read_ahead([case for case in cases if case.scenario.specs is None and not self._skip_reason(case)])
+        return [self.check(case) for case in cases]
 
     def check(self, case: Case) -> TestResult:
         started = time.monotonic()
@@ -249,6 +321,9 @@ class ExerciseGrading:
                 raise Problem(MISSING, self.error)
             if self.options.device == "cuda" and case.needs_cuda and not self.oracle.cuda:
                 raise Problem(CUDA, f"{CUDA_ABSENT}, but grading asked for --device cuda")
+            if self.timeouts >= MAX_TIMEOUTS:
+                raise Problem(TIMEOUT, f"not run: the submission already exceeded its time in {self.timeouts} checks "
+                                       "of this exercise")
             if case.scenario.specs is None:
                 self._compare(case, case.arguments())
             else:
@@ -259,6 +334,30 @@ class ExerciseGrading:
         test.seconds = time.monotonic() - started
         return test
 
+    def _read_ahead(self, cases: list[Case]) -> None:
+        """Ask both worlds every case's scenario at once, and keep the submission's answers.
+
+        A failure of the submission's worker ends the reading; the cases after
+        it are asked one by one, as :meth:`_compare` does for any case not read.
+        """
+        if self.worker is None or not cases:
+            return
+        requests = [run_request(case, case.arguments()) for case in cases]
+        self._start_clock()
+        try:
+            answers = self.worker.stream(requests, self.course.limits.scenario_timeout_s)
+        except WorkerFailed:
+            return  # each case meets the same failure when it is asked on its own
+        self.oracle.observe_many(requests, self.course.limits.scenario_timeout_s * 3)
+        try:
+            for request in requests:
+                key = request_key(request)
+                self.answered[key] = answers.next()
+        except WorkerFailed as failed:
+            self.answered[key] = failed
+        finally:
+            answers.close()
+
     def _skip_reason(self, case: Case) -> str:
         if not case.needs_cuda or self.options.device == "cuda":
             return ""
@@ -266,29 +365,48 @@ class ExerciseGrading:
             return "CUDA case skipped: grading with --device cpu"
         return "" if self.oracle.cuda else CUDA_ABSENT
 
-    def _compare(self, case: Case, arguments: dict) -> None:
-        request = {"op": "run", "scenario": case.scenario.key, "arguments": arguments}
-        timeout = self.course.limits.scenario_timeout_s
-        expected = self.oracle.observe(request, timeout * 3)
-        if "observation" not in expected:
-            raise RuntimeError(f"grader bug: torch.nn raised in {case.name}: {expected}")
-        # The submission's clock starts with its own first scenario, so the
-        # oracle's start-up never counts against the first exercise graded.
+    def _start_clock(self) -> None:
+        """The submission's clock starts with its own first scenario, so the
+        oracle's start-up never counts against the first exercise graded."""
         if self.deadline is None:
             self.deadline = time.monotonic() + self.course.limits.submission_timeout_s
-        elif time.monotonic() > self.deadline:
+
+    def _compare(self, case: Case, arguments: dict) -> None:
+        request = run_request(case, arguments)
+        [expected] = self.oracle.observe_many([request], self.course.limits.scenario_timeout_s * 3)
+        self._start_clock()
+        actual = self.answered.pop(request_key(request), None)  # read ahead, within the limits
+        if actual is None and time.monotonic() > self.deadline:
             raise Problem(TIMEOUT, f"submission exceeded {self.course.limits.submission_timeout_s:g} s in all")
         try:
-            actual = self.worker.ask(request, timeout)
+            if isinstance(actual, WorkerFailed):
+                raise actual
+            if actual is None:
+                actual = self.worker.ask(request, self.course.limits.scenario_timeout_s)
         except WorkerFailed as failed:
             raise self._worker_problem(failed) from None
-        if "observation" not in actual:
+        self._judge(case, expected, actual)
+
+    def _judge(self, case: Case, expected: dict, actual: dict) -> None:
+        """Compare one answer of each world; raise the Problem they show, if any.
+
+        An observation that is byte for byte torch's passes unread: most do.
+        """
+        if not has_observation(expected):
+            raise RuntimeError(f"grader bug: torch.nn raised in {case.name}: {expected}")
+        if not has_observation(actual):
             raised = actual.get("raised") or {"type": "unknown", "message": ""}
-            raise Problem(RAISED, raised=raised, expected=expected["observation"])
-        difference = compare(expected["observation"], actual["observation"], case.scenario.tolerance)
+            raise Problem(RAISED, raised=raised, expected=observation(expected))
+        if "observed" in actual and actual["observed"] == expected.get("observed"):
+            return
+        try:
+            theirs = observation_of(actual)
+        except WorkerFailed as failed:
+            raise self._worker_problem(failed) from None
+        ours = observation(expected)
+        difference = compare(ours, theirs, case.scenario.tolerance)
         if difference:
-            raise Problem(MISMATCH, difference=difference, expected=expected["observation"],
-                          actual=actual["observation"])
+            raise Problem(MISMATCH, difference=difference, expected=ours, actual=theirs)
 
     def _search(self, case: Case) -> None:
         """Compare on many specs drawn by Hypothesis; keep the smallest that fails.
@@ -325,24 +443,43 @@ class ExerciseGrading:
         _passing_specs[key] = drawn
 
     def _replay(self, case: Case, specs: list) -> bool:
-        """Compare on the specs a passing search draws, in its order.
+        """Compare on the specs a passing search draws, in its order, asked in one stream.
 
         Returns True if all pass: the search would draw just these and pass.
         Returns False at the first that fails in a way worth shrinking, for
         the search to find the smallest failing spec. Raises the failures
         that stop a search, as the search would at that same spec.
         """
-        for spec in specs:
-            try:
-                self._compare(case, case.arguments(spec))
-            except Problem as problem:
-                if not problem.stops_search():
-                    return False
-                problem.spec = spec
-                raise
-        return True
+        requests = [run_request(case, case.arguments(spec)) for spec in specs]
+        timeout = self.course.limits.scenario_timeout_s
+        self._start_clock()
+        try:
+            answers = self.worker.stream(requests, timeout)
+        except WorkerFailed as failed:
+            problem = self._worker_problem(failed)
+            problem.spec = specs[0]
+            raise problem from None
+        try:
+            expected = self.oracle.observe_many(requests, timeout * 3)
+            for spec, wanted in zip(specs, expected):
+                try:
+                    try:
+                        actual = answers.next()
+                    except WorkerFailed as failed:
+                        raise self._worker_problem(failed) from None
+                    self._judge(case, wanted, actual)
+                except Problem as problem:
+                    if not problem.stops_search():
+                        return False
+                    problem.spec = spec
+                    raise
+            return True
+        finally:
+            answers.close()
 
     def _worker_problem(self, failed: WorkerFailed) -> Problem:
+        if failed.kind == TIMEOUT and failed is not self.worker.refusal:  # a refusal costs no wait again
+            self.timeouts += 1
         if failed.kind == IMPORT:
             error = self.worker.load_error or {}
             where = f" ({error['file']}:{error.get('line', '?')})" if error.get("file") else ""
@@ -382,6 +519,11 @@ class ExerciseGrading:
         if raised.get("file") in self.graded.exercise_of_file:
             shown["exercise"] = self.graded.exercise_of_file[raised["file"]]
         return shown
+
+
+def run_request(case: Case, arguments: dict) -> dict:
+    """The request that runs ``case``'s scenario body with these arguments, in either world."""
+    return {"op": "run", "scenario": case.scenario.key, "arguments": arguments}
 
 
 def files_by_exercise(course: Course) -> dict[str, str]:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from modlab.course import Limits
-from modlab.engine import GradeOptions, grade_exercise
+from modlab.engine import MAX_TIMEOUTS, GradeOptions, grade_exercise
 from modlab.isolation.process import _size
 from modlab.isolation.protocol import ProtocolError, check_answer, parse_answer
 from modlab.isolation.sandbox import environment, landlock, namespaces, seccomp
@@ -62,14 +62,42 @@ def test_limits_are_named_in_their_units():
     assert [_size(2048), _size(1536), _size(768), _size(100)] == ["2 GiB", "1.5 GiB", "768 MiB", "100 MiB"]
 
 
-def test_a_hang_costs_the_scenario_then_the_submission_stops(quick, tmp_path):
+def test_a_hang_costs_two_scenarios_then_the_rest_fail_at_once(quick, tmp_path):
+    """A submission that hangs in every scenario would cost each check a full
+    scenario timeout: after MAX_TIMEOUTS of them, the rest fail at once."""
     started = time.monotonic()
     result = graded(quick, tmp_path, "import time\nParameter.__new__ = lambda cls, *a, **k: time.sleep(60)\n")
-    assert time.monotonic() - started < LIMITS.submission_timeout_s + 5
+    assert time.monotonic() - started < MAX_TIMEOUTS * LIMITS.scenario_timeout_s + 3
     assert {test.reason for test in result.tests} == {"timeout"}
     texts = [test.feedback for test in result.tests]
-    assert "scenario exceeded 1 s" in texts[0]
-    assert "submission exceeded 3 s in all" in texts[-1]
+    assert all("scenario exceeded 1 s" in text for text in texts[:MAX_TIMEOUTS])
+    assert all(f"not run: the submission already exceeded its time in {MAX_TIMEOUTS} checks" in text
+               for text in texts[MAX_TIMEOUTS:])
+
+
+def test_a_slow_submission_stops_at_its_total_limit(quick, tmp_path):
+    """Slow in every scenario but never past the scenario limit: the exercise's
+    total limit ends it, and says so."""
+    started = time.monotonic()
+    slow = "import time\n_new = Parameter.__new__\nParameter.__new__ = lambda cls, *a, **k: time.sleep(0.3) or _new(cls, *a, **k)\n"
+    reference = (quick.solutions / "parameter.py").read_text()
+    package = tmp_path / quick.package
+    package.mkdir()
+    (package / "parameter.py").write_text(reference + "\n\n" + slow)
+    result = grade_exercise(quick, quick.exercise("01"), package, GradeOptions(device="cpu"))
+    assert time.monotonic() - started < LIMITS.submission_timeout_s + 5
+    texts = [test.feedback for test in result.tests if test.outcome == "failed"]
+    assert texts and "submission exceeded 3 s in all" in texts[-1]
+    assert any(test.outcome == "passed" for test in result.tests)  # the early ones, within the limit
+
+
+def test_a_correct_but_slow_submission_gets_every_point(quick, tmp_path):
+    slow = "import time\n_new = Parameter.__new__\nParameter.__new__ = lambda cls, *a, **k: time.sleep(0.02) or _new(cls, *a, **k)\n"
+    package = tmp_path / quick.package
+    package.mkdir()
+    (package / "parameter.py").write_text((quick.solutions / "parameter.py").read_text() + "\n\n" + slow)
+    result = grade_exercise(quick, quick.exercise("01"), package, GradeOptions(device="cpu"))
+    assert result.score == pytest.approx(result.max_score), [t.feedback for t in result.tests if t.feedback]
 
 
 def test_an_import_that_hangs_is_waited_for_once(quick, tmp_path):

@@ -14,7 +14,7 @@ from dataclasses import asdict
 
 from modlab import __version__
 from modlab.course import Course, Exercise
-from modlab.engine import GradeOptions, grade_exercise, whole_package
+from modlab.engine import GradeOptions, grade_exercise, grade_in_turn, whole_package
 from modlab.grading.loader import grader_file, load_scenarios
 from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
 
@@ -85,11 +85,13 @@ class Batch:
     def grade(self, submission: Submission) -> Record:
         """Grade every exercise; a fault of the grading itself costs only its exercise."""
         result, failures = SubmissionResult(student=submission.student), []
-        for exercise in self.exercises:
-            try:
-                graded = grade_exercise(self.course, exercise, submission.folder(exercise.id), self.options)
-            except Exception as error:  # a grader or runner bug: record it, never a silent zero
-                failures.append(f"exercise {exercise.id}: {type(error).__name__}: {error}")
+
+        def folder_of(exercise: Exercise):
+            return submission.folder(exercise.id)
+
+        for exercise, graded in grade_in_turn(self.course, self.exercises, folder_of, self.options):
+            if isinstance(graded, Exception):  # a grader or engine bug: record it, never a silent zero
+                failures.append(f"exercise {exercise.id}: {type(graded).__name__}: {graded}")
                 graded = self._ungraded(exercise, failures[-1])
             result.exercises.append(graded)
         return Record(result, self.key, self.submission_sha256(submission), "; ".join(failures))

@@ -28,6 +28,7 @@ from typing import Callable
 
 from modlab.engine import oracles_after_fork
 from modlab.isolation.process import start_method
+from modlab.isolation.zygote import adopt, zygote
 
 from .grading import Batch
 from .layout import Submission
@@ -95,9 +96,12 @@ class GradingProcess:
 
     def __init__(self, context, batch: Batch, store: ResultStore):
         self.connection, child_end = context.Pipe()
-        self.process = context.Process(target=serve, args=(child_end, batch, store), name="modlab-grading")
+        shared = zygote().share() if start_method() == "fork" else None  # one zygote for the whole class
+        self.process = context.Process(target=serve, args=(child_end, batch, store, shared), name="modlab-grading")
         self.process.start()
         child_end.close()
+        if shared is not None:
+            shared.close()
         self.holding: Submission | None = None
 
     def hand(self, submission: Submission) -> None:
@@ -137,10 +141,15 @@ class GradingProcess:
         self.connection.close()
 
 
-def serve(connection, batch: Batch, store: ResultStore) -> None:
-    """A grading process: grade what the parent hands over until it says stop."""
+def serve(connection, batch: Batch, store: ResultStore, shared_zygote=None) -> None:
+    """A grading process: grade what the parent hands over until it says stop.
+
+    Its workers come from the parent's zygote when the parent shares it.
+    """
     if hasattr(os, "setpgrp"):
         os.setpgrp()
+    if shared_zygote is not None:
+        adopt(shared_zygote)
     oracles_after_fork()
     parent = os.getppid()
     while True:

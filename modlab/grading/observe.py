@@ -38,8 +38,17 @@ def outcome(action, *args, **kwargs):
         return Raised(exc)
 
 
-def encode(value, depth: int = 0):
-    """Turn a scenario's return value into JSON-safe plain data."""
+def encode(value, own: str = "", depth: int = 0):
+    """Turn a scenario's return value into JSON-safe plain data.
+
+    Args:
+        own: the world's own package (``"torch.nn"``, or the student's
+            ``"mynn"``): a tensor of a class of its own shows an empty
+            ``module``, so that both worlds' Parameters encode alike and an
+            observation the submission makes exactly as torch.nn does is
+            byte for byte torch's; a class from elsewhere (torch.nn's, in a
+            submission) shows its module, for the tamper check.
+    """
     if depth > 50:
         raise ValueError("observation nested deeper than 50 levels")
     if value is None or isinstance(value, (bool, str)):
@@ -49,17 +58,17 @@ def encode(value, depth: int = 0):
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else {FLOAT: repr(value)}
     if isinstance(value, torch.Tensor):
-        return {TENSOR: _encode_tensor(value)}
+        return {TENSOR: _encode_tensor(value, own)}
     if isinstance(value, Raised):
         return {RAISED: {"type": value.type, "message": value.message}}
     if isinstance(value, (torch.dtype, torch.device)):
         return str(value)
     if isinstance(value, list):
-        return [encode(item, depth + 1) for item in value]
+        return [encode(item, own, depth + 1) for item in value]
     if isinstance(value, tuple):
-        return {TUPLE: [encode(item, depth + 1) for item in value]}
+        return {TUPLE: [encode(item, own, depth + 1) for item in value]}
     if isinstance(value, Mapping):
-        return {DICT: [[str(key), encode(item, depth + 1)] for key, item in value.items()]}
+        return {DICT: [[str(key), encode(item, own, depth + 1)] for key, item in value.items()]}
     return {OBJECT: type_path(value)}
 
 
@@ -68,12 +77,13 @@ def type_path(value) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _encode_tensor(tensor: torch.Tensor) -> dict:
+def _encode_tensor(tensor: torch.Tensor, own: str) -> dict:
     flat = tensor.detach().cpu().contiguous().reshape(-1)
     raw = flat.view(torch.uint8) if flat.numel() else torch.empty(0, dtype=torch.uint8)
+    module = type(tensor).__module__
     return {
         "class": type(tensor).__name__,
-        "module": type(tensor).__module__,
+        "module": "" if own and (module == own or module.startswith(own + ".")) else module,
         "dtype": str(tensor.dtype).removeprefix("torch."),
         "shape": list(tensor.shape),
         "device": tensor.device.type,

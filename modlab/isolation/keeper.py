@@ -27,10 +27,10 @@ from .sandbox.user import worker_uid
 
 
 class Kept:
-    """One worker the zygote keeps."""
+    """One worker the zygote keeps, and the grading process (client) it was forked for."""
 
-    def __init__(self, pid: int, control: socket.socket, workdir: str | None):
-        self.pid, self.control, self.workdir = pid, control, workdir
+    def __init__(self, pid: int, control: socket.socket, workdir: str | None, client: socket.socket):
+        self.pid, self.control, self.workdir, self.client = pid, control, workdir, client
         self.stopping = False
 
 
@@ -48,23 +48,41 @@ def main(sock: socket.socket) -> None:
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     keeper = Keeper(worker.serve)
+    clients = [sock]  # the grading process that started the zygote, then any it shared it with
     send_frame(sock, {"ready": True})
     try:
         while True:
-            readable, _, _ = select.select([sock, wake_read, *keeper.controls()], [], [])
+            readable, _, _ = select.select([*clients, wake_read, *keeper.controls()], [], [])
             if wake_read in readable:
                 os.read(wake_read, 4096)
                 keeper.reap()
-            if sock in readable:
-                request, fds = receive_frame(sock, max_fds=2)
-                if request is None:
-                    return
-                keeper.fork(request, fds, sock)
+            for client in [c for c in clients if c in readable]:
+                request, fds = receive_frame(client, max_fds=2)
+                if request is None:  # a grading process is gone: its workers end, the others' go on
+                    clients.remove(client)
+                    keeper.stop_client(client)
+                    if not clients:
+                        return
+                elif request.get("op") == "client":
+                    clients.append(_new_client(client))
+                else:
+                    keeper.fork(request, fds, client)
             for control in readable:
-                if isinstance(control, socket.socket) and control is not sock:
+                if isinstance(control, socket.socket) and control not in clients:
                     keeper.stop(control)
     finally:
         keeper.stop_all()
+
+
+def _new_client(asking: socket.socket) -> socket.socket:
+    """A socket of its own for a grading process the asking one forks: the
+    zygote then forks workers for both, and each process's workers end with it."""
+    ours, theirs = socket.socketpair()
+    try:
+        send_frame(asking, {"client": True}, (theirs.fileno(),))
+    finally:
+        theirs.close()
+    return ours
 
 
 class Keeper:
@@ -111,7 +129,7 @@ class Keeper:
         if pid == 0:
             self._become_worker(data_fd, limits, workdir, uid)
         os.close(data_fd)
-        self.kept[pid] = Kept(pid, control, workdir)
+        self.kept[pid] = Kept(pid, control, workdir, sock)
         send_frame(sock, {"pid": pid})
 
     def _become_worker(self, data_fd: int, limits: dict | None, workdir: str | None, uid: int | None) -> None:
@@ -139,6 +157,12 @@ class Keeper:
                 _kill_tree(kept.pid)
                 self.reap()
                 return
+
+    def stop_client(self, client: socket.socket) -> None:
+        """End every worker forked for a grading process that is gone."""
+        for kept in list(self.kept.values()):
+            if kept.client is client and not kept.stopping:
+                self.stop(kept.control)
 
     def reap(self) -> None:
         """Collect ended children; report each worker's end; end its leftovers."""

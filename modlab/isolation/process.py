@@ -30,7 +30,7 @@ from modlab.course import Limits
 from modlab.records import CRASH, IMPORT, LIMIT, PROTOCOL, TAMPER, TIMEOUT
 
 from . import tamper
-from .protocol import ProtocolError, check_answer, check_hello, parse_answer
+from .protocol import ProtocolError, check_answer, check_hello, has_observation, observation, parse_answer
 from .worker import serve
 from .zygote import zygote
 
@@ -94,6 +94,7 @@ class WorkerProcess:
         self.load_error: dict | None = None
         self.refusal: WorkerFailed | None = None
         self.sandbox: dict[str, str] = {}  # what confines it, as the worker reported
+        self.ready = False  # started, and said it is loaded
         self._asked = 0
 
     def ask(self, request: dict, timeout: float) -> dict:
@@ -106,44 +107,77 @@ class WorkerProcess:
                 (``load_error`` then says why).
             SandboxFailed: the worker could not be confined.
         """
+        return self.stream([request], timeout, op=request.get("op", "run")).next()
+
+    def stream(self, runs: list[dict], timeout: float, op: str = "run_many") -> "Answers":
+        """Send many ``run`` requests at once; the worker answers each as soon as
+        it has run it, so its work overlaps the grading side's reading.
+
+        Each answer has ``timeout`` seconds of its own, counted from the one
+        before (as if asked one by one). Read them in order with
+        :meth:`Answers.next`; :meth:`Answers.close` ends a stream left unread,
+        and with it the worker, which would otherwise run on.
+
+        Raises:
+            WorkerFailed, SandboxFailed: as :meth:`ask`, before anything is sent.
+        """
         self._allowance(timeout, "")  # past the deadline: fail before starting anything
         self._ensure_started()
-        wait, reason = self._allowance(timeout, f"scenario exceeded {timeout:g} s")
         self._asked += 1
+        message = {"op": "run_many", "runs": runs} if op == "run_many" else dict(runs[0])
         try:
-            self.connection.send_bytes(json.dumps({**request, "id": self._asked}).encode())
+            self.connection.send_bytes(json.dumps({**message, "id": self._asked}).encode())
         except OSError:
             raise self._crashed() from None
-        answer = self._receive(wait, reason)
-        if answer.get("id") != self._asked:
-            self.close()
-            raise WorkerFailed("the worker answered out of turn", PROTOCOL)
-        return self._checked(answer) if self.confined else answer
+        return Answers(self, self._asked, len(runs), timeout)
 
-    def close(self) -> None:
-        """End the worker and everything it started."""
+    def close(self, wait: bool = True):
+        """End the worker and everything it started.
+
+        Args:
+            wait: return once they are gone; with ``False``, return at once
+                with the handle to wait on (``handle.exitcode(timeout)``), so
+                that their end overlaps what the grading side does next.
+        """
         if self.connection is not None:
             self.connection.close()
             self.connection = None
-        if self.handle is not None:
-            self.handle.stop(STOP_TIMEOUT)
-            self.handle = None
+        handle, self.handle, self.ready = self.handle, None, False
+        if handle is None:
+            return None
+        handle.stop(STOP_TIMEOUT, wait=wait)
+        return None if wait else handle
 
     # -- starting --------------------------------------------------------------
 
-    def _ensure_started(self) -> None:
-        if self.refusal is not None:
-            raise self.refusal
-        if self.connection is not None:
-            return
+    def start_soon(self) -> None:
+        """Start the worker now without waiting for it: it confines itself and
+        loads its world while the grading side does something else, and the
+        first request waits for it to be ready. Its clock starts then, not now.
+        A worker that cannot start now is started again by that request."""
+        if self.refusal is None and self.connection is None:
+            try:
+                self._launch_with_world()
+            except Exception:  # the first request meets the same failure, and reports it
+                self.close()
+
+    def _launch_with_world(self) -> None:
         self.connection, self.handle = self._launch()
-        if self.confined and self.deadline == math.inf:
-            self.deadline = time.monotonic() + self.limits.submission_timeout_s
-        wait, reason = self._allowance(self.load_timeout, f"importing the package exceeded {self.load_timeout:g} s")
         try:
             self.connection.send_bytes(_payload(self.world))
         except OSError:
             raise self._crashed() from None
+
+    def _ensure_started(self) -> None:
+        if self.refusal is not None:
+            raise self.refusal
+        if self.ready:
+            return
+        if self.connection is None:
+            self._launch_with_world()
+        if self.confined and self.deadline == math.inf:
+            self.deadline = time.monotonic() + self.limits.submission_timeout_s
+        wait, reason = self._allowance(self.load_timeout, f"importing the package exceeded {self.load_timeout:g} s")
         try:
             hello = self._receive(wait, reason)
             check_hello(hello)
@@ -162,6 +196,7 @@ class WorkerProcess:
             raise self._refuse(f"the package did not import: {self.load_error['type']}", IMPORT)
         if hello.get("tamper"):
             raise self._refuse(tamper.explain(hello["tamper"], "builds on"), TAMPER)
+        self.ready = True
 
     def _launch(self):
         limits = None
@@ -212,10 +247,12 @@ class WorkerProcess:
             raise WorkerFailed(str(exc), PROTOCOL) from None
         if answer["tamper"]:
             raise WorkerFailed(tamper.explain(answer["tamper"], "called"), TAMPER)
-        if "observation" in answer:
-            found = tamper.torch_nn_types(answer["observation"])
-            if found:
-                raise WorkerFailed(tamper.explain(found, "returned objects of"), TAMPER)
+        if has_observation(answer):
+            # Read only if torch.nn is named in it: a submission's own objects never are.
+            if tamper.TORCH_NN in answer.get("observed", tamper.TORCH_NN):
+                found = tamper.torch_nn_types(observation_of(answer))
+                if found:
+                    raise WorkerFailed(tamper.explain(found, "returned objects of"), TAMPER)
         elif answer["raised"].get("limit"):
             raise WorkerFailed(self._limit_reached(answer["raised"]["limit"]), LIMIT)
         return answer
@@ -237,6 +274,55 @@ class WorkerProcess:
                 name = f"signal {-code}"
             return WorkerFailed(f"worker killed by signal {name}", CRASH)
         return WorkerFailed(f"worker exited with code {code}", CRASH)
+
+
+def observation_of(answer: dict):
+    """An answer's observation, read and checked (see :func:`.protocol.observation`).
+
+    Raises:
+        WorkerFailed: it is malformed.
+    """
+    try:
+        return observation(answer)
+    except ProtocolError as exc:
+        raise WorkerFailed(str(exc), PROTOCOL) from None
+
+
+class Answers:
+    """The answers of one :meth:`WorkerProcess.stream`, read in order."""
+
+    def __init__(self, worker: WorkerProcess, ident: int, count: int, timeout: float):
+        self.worker, self.ident, self.count, self.timeout = worker, ident, count, timeout
+        self.received = 0
+
+    @property
+    def done(self) -> bool:
+        return self.received >= self.count
+
+    def next(self) -> dict:
+        """The next answer, checked.
+
+        Raises:
+            WorkerFailed: as :meth:`WorkerProcess.ask`; the stream is then over.
+        """
+        worker = self.worker
+        try:
+            wait, reason = worker._allowance(self.timeout, f"scenario exceeded {self.timeout:g} s")
+            answer = worker._receive(wait, reason)
+            if answer.get("id") != self.ident or answer.get("index") != self.received:
+                worker.close()
+                raise WorkerFailed("the worker answered out of turn", PROTOCOL)
+            self.received += 1
+            return worker._checked(answer) if worker.confined else answer
+        except WorkerFailed:
+            self.close()  # a worker still running the rest would answer out of turn next time
+            raise
+
+    def close(self) -> None:
+        """Stop reading: a worker still running this stream's requests is ended."""
+        if not self.done:
+            self.worker.close()
+        self.received = self.count
 
 
 def _size(mib: int) -> str:
@@ -275,11 +361,11 @@ class SpawnedHandle:
         self.process.join(timeout)
         return self.process.exitcode
 
-    def stop(self, timeout: float) -> int | None:
+    def stop(self, timeout: float, wait: bool = True) -> int | None:
         self.process.join(0.5)  # its pipe is closed: a well-behaved worker exits and removes its folder
         if self.process.is_alive():
             self.process.kill()
-        return self.exitcode(timeout)
+        return self.exitcode(timeout)  # where workers are spawned, every stop waits
 
 
 def _spawn(grader_files: list[str]):

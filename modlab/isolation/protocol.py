@@ -106,11 +106,18 @@ def _strings(values) -> bool:
 def check_answer(answer: dict) -> dict:
     """An answer to a ``run`` request: an observation, or the exception raised.
 
+    An observation comes as JSON text (``observed``), read only when it is
+    needed (:func:`observation`): one the submission makes exactly as torch.nn
+    does is the same text as torch's, and needs no reading at all.
+
     Raises:
         ProtocolError: neither, or an observation that is not plain data in
             the shape :mod:`modlab.grading.observe` makes.
     """
-    if "observation" in answer:
+    if "observed" in answer:
+        if not isinstance(answer["observed"], str):
+            raise ProtocolError("the worker's observation is not text")
+    elif "observation" in answer:
         _check_value(answer["observation"], 0)
     elif not _is_raised(answer.get("raised")):
         raise ProtocolError("the worker's answer holds neither an observation nor an exception")
@@ -118,6 +125,27 @@ def check_answer(answer: dict) -> dict:
     if not (isinstance(tamper, list) and _strings(tamper)):
         raise ProtocolError("malformed tamper report")
     return answer
+
+
+def observation(answer: dict):
+    """The answer's observation as plain data, read from its text the first time.
+
+    Raises:
+        ProtocolError: the text is not JSON, or not plain data in the shape
+            :mod:`modlab.grading.observe` makes.
+    """
+    if "observation" not in answer:
+        try:
+            value = json.loads(answer["observed"])
+        except (ValueError, RecursionError):
+            raise ProtocolError("the worker's observation is not JSON") from None
+        _check_value(value, 0)
+        answer["observation"] = value
+    return answer["observation"]
+
+
+def has_observation(answer: dict) -> bool:
+    return "observed" in answer or "observation" in answer
 
 
 def _is_raised(raised) -> bool:

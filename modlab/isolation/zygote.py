@@ -97,8 +97,35 @@ class Zygote:
             raise ZygoteFailed(f"the worker zygote could not fork a worker: {reply}")
         return Connection(data_ours.detach()), WorkerHandle(reply["pid"], control_ours)
 
+    def share(self) -> socket.socket:
+        """A socket of its own on this zygote, for a grading process about to be forked:
+        in it, :func:`adopt` makes the zygote that process's too, so a class graded
+        by several processes pays for one zygote, not one each.
+
+        Raises:
+            ZygoteFailed: the zygote did not answer.
+        """
+        try:
+            with self.lock:
+                send_frame(self.socket, {"op": "client"})
+                reply, fds = receive_frame(self.socket, max_fds=1)
+        except OSError as exc:
+            raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
+        if not reply or not fds:
+            raise ZygoteFailed(f"the worker zygote could not share itself: {reply}")
+        return socket.socket(fileno=fds[0])
+
     def alive(self) -> bool:
+        if self.process is None:  # adopted: alive as long as it answers
+            return self.owner == os.getpid() and self.socket.fileno() >= 0
         return self.owner == os.getpid() and self.process.poll() is None
+
+    @classmethod
+    def adopted(cls, shared: socket.socket) -> "Zygote":
+        """The handle, in a forked grading process, on a zygote its parent shares (:meth:`share`)."""
+        handle = cls.__new__(cls)
+        handle.process, handle.socket, handle.lock, handle.owner = None, shared, threading.Lock(), os.getpid()
+        return handle
 
 
 class WorkerHandle:
@@ -120,8 +147,9 @@ class WorkerHandle:
             self.control.close()
         return self.code
 
-    def stop(self, timeout: float = 10.0) -> int | None:
-        """End the worker and everything it started; return once they are gone."""
+    def stop(self, timeout: float = 10.0, wait: bool = True) -> int | None:
+        """End the worker and everything it started; return once they are gone,
+        or at once with ``wait=False`` (:meth:`exitcode` waits later)."""
         if self.owner != os.getpid():
             self.control.close()  # a copy inherited across fork: the worker is not ours
             return None
@@ -130,7 +158,7 @@ class WorkerHandle:
                 self.control.sendall(b"stop")
             except OSError:
                 pass  # already reported and closed its end
-        return self.exitcode(timeout)
+        return self.exitcode(timeout) if wait else None
 
 
 _zygote: Zygote | None = None
@@ -144,6 +172,13 @@ def zygote() -> Zygote:
         if _zygote is None or not _zygote.alive():
             _zygote = Zygote()
         return _zygote
+
+
+def adopt(shared: socket.socket) -> None:
+    """In a grading process forked from one that shares its zygote: use that zygote."""
+    global _zygote
+    with _zygote_lock:
+        _zygote = Zygote.adopted(shared)
 
 
 def _forget_after_fork() -> None:
