@@ -1,0 +1,250 @@
+"""Every output format, on a submission that FAILS some checks.
+
+The class below has uneven weights and fractional points, a hidden check that
+fails and one that passes, a skipped CUDA case, an exercise that could not be
+imported and a student whose grading itself failed. Each format is checked for
+what it says about them: counts, statuses, scores, visibility. The expected
+values are written out by hand here, never computed by the code under test.
+"""
+import csv
+import io
+import json
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from modlab.formats.csv import gradebook_csv
+from modlab.formats.feedback import check_report, failure_text
+from modlab.formats.gradescope import gradescope_results
+from modlab.formats.jsonfile import write_json
+from modlab.formats.junit import junit_xml
+from modlab.formats.markdown import markdown_summary
+from modlab.formats.outputs import write_outputs
+from modlab.formats.table import class_summary, score_table
+from modlab.records import FAILED, PASSED, SKIPPED, ExerciseResult, Failure, SubmissionResult
+from modlab.records import TestResult as Test
+
+MISMATCH = Failure("mismatch", where="root.named_parameters()", torch="['a']", yours="['a', 'b']",
+                   detail="extra `b`", misconceptions=[{"id": "tied-twice", "text": "tied weights counted twice"}])
+RAISED = Failure("raised", raised={"type": "KeyError", "message": "'w'", "file": "walk.py", "line": 7})
+IMPORT = Failure("import", message="your package did not import",
+                 raised={"type": "SyntaxError", "message": "invalid syntax", "file": "calling.py", "line": 3})
+
+
+def walk(score_of_b: float = 0.0) -> ExerciseResult:
+    """Exercise 03 (10 points) with weights 3 : 2 : 1 : 2 over its counted tests: 6.25 of 10."""
+    return ExerciseResult("03", 6.25, 10.0, seconds=1.5, tests=[
+        Test("own_members_first", PASSED, 3.75, 3.75, public=True, seconds=0.25),
+        Test("tied_once", FAILED, score_of_b, 2.5, public=True, reason="mismatch", doc="tied weights once",
+                   feedback="tied: torch.nn gave ['a'] | yours", failure=MISMATCH, seconds=0.5),
+        Test("secret_walk", FAILED, 0.0, 1.25, public=False, reason="raised", doc="a hidden property",
+                   feedback="hidden: raised", failure=RAISED),
+        Test("on_device[cuda]", SKIPPED, 0.0, 0.0, public=True, feedback="CUDA not available"),
+        Test("secret_order", PASSED, 2.5, 2.5, public=False),
+    ])
+
+
+def calling() -> ExerciseResult:
+    """Exercise 04 (12 points) that did not import: two tests, both failed, nothing scored."""
+    return ExerciseResult("04", 0.0, 12.0, error="your package did not import", seconds=0.125, tests=[
+        Test("hooks_run", FAILED, 0.0, 8.0, public=True, reason="import", feedback="no import", failure=IMPORT),
+        Test("secret_hooks", FAILED, 0.0, 4.0, public=False, reason="import", feedback="no import",
+                   failure=IMPORT),
+    ])
+
+
+@pytest.fixture
+def ada() -> SubmissionResult:
+    return SubmissionResult("ada", [walk(), calling()])
+
+
+@pytest.fixture
+def bob() -> SubmissionResult:
+    return SubmissionResult("bob", [ExerciseResult("03", 10.0, 10.0, tests=[
+        Test("own_members_first", PASSED, 10.0, 10.0, public=True)])])
+
+
+# --- records ------------------------------------------------------------------------------
+
+def test_records_count_each_outcome_and_add_fractional_points(ada):
+    exercise = ada.exercises[0]
+    assert (exercise.passed, exercise.failed, exercise.skipped) == (2, 2, 1)
+    assert (ada.exercises[1].passed, ada.exercises[1].failed, ada.exercises[1].skipped) == (0, 2, 0)
+    assert ada.score == 6.25 and ada.max_score == 22.0
+
+
+def test_json_rounds_to_four_places_and_reads_back_the_same_records(ada, tmp_path):
+    ada.exercises[0].tests[0].score = 1 / 3
+    data = ada.to_json()
+    assert data["score"] == 6.25 and data["max_score"] == 22.0
+    assert data["exercises"][0]["tests"][0]["score"] == 0.3333
+    assert data["exercises"][0]["tests"][1]["max_score"] == 2.5
+    assert data["exercises"][0]["seconds"] == 1.5 and data["exercises"][1]["error"] == "your package did not import"
+    assert data["exercises"][0]["tests"][2]["failure"]["raised"]["file"] == "walk.py"
+    write_json(tmp_path / "ada.json", data)
+    back = SubmissionResult.from_json(json.loads((tmp_path / "ada.json").read_text()))
+    assert back.exercises[0].tests[1] == walk().tests[1]
+    assert back.exercises[0].tests[2].failure == RAISED and back.exercises[1].tests[0].failure == IMPORT
+    assert back.exercises[0].tests[3].outcome == SKIPPED and not back.exercises[0].tests[4].public
+    assert back.score == 6.25 and back.exercises[1].error == "your package did not import"
+
+
+def test_the_json_of_a_class_lists_every_submission(course, ada, bob, tmp_path):
+    args = Options(json=tmp_path / "class.json")
+    write_outputs(args, course, [ada, bob])
+    data = json.loads(args.json.read_text())
+    assert [s["student"] for s in data["submissions"]] == ["ada", "bob"]
+    assert [s["score"] for s in data["submissions"]] == [6.25, 10.0]
+
+
+def test_a_failures_one_line_text_names_each_fact():
+    assert MISMATCH.problem() == "torch.nn gave ['a'], your mynn gave ['a', 'b'] at root.named_parameters() (extra `b`)"
+    assert RAISED.problem() == "your mynn raised KeyError (walk.py:7): 'w'"
+    assert IMPORT.problem() == "your package did not import: SyntaxError (calling.py:3): invalid syntax"
+    assert Failure("timeout", message="scenario exceeded 2 s").text("t") == "t: scenario exceeded 2 s"
+    assert MISMATCH.text() == (MISMATCH.problem() + ". Hint: tied weights counted twice")
+    assert len(Failure("crash", message="x" * 2000).text()) == 900
+
+
+# --- JUnit --------------------------------------------------------------------------------
+
+def test_junit_counts_failures_and_skips_per_suite_and_marks_each_case(ada, bob):
+    root = ET.fromstring(junit_xml([ada, bob]))
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert list(suites) == ["ada.03", "ada.04", "bob.03"]
+    counts = {name: (s.get("tests"), s.get("failures"), s.get("skipped"), s.get("errors"), s.get("time"))
+              for name, s in suites.items()}
+    assert counts == {"ada.03": ("5", "2", "1", "0", "1.500"), "ada.04": ("2", "2", "0", "0", "0.125"),
+                      "bob.03": ("1", "0", "0", "0", "0.000")}
+    cases = {c.get("name"): c for c in suites["ada.03"].iter("testcase")}
+    assert cases["tied_once"].get("classname") == "ada.exercise_03" and cases["tied_once"].get("time") == "0.500"
+    assert [(child.tag, child.get("message")) for c in cases.values() for child in c] == [
+        ("failure", "mismatch"), ("failure", "raised"), ("skipped", "CUDA not available")]
+    assert list(cases["own_members_first"]) == [] and list(cases["secret_order"]) == []
+    assert "where   root.named_parameters()" in cases["tied_once"].find("failure").text
+    assert [c.find("failure").get("message") for c in suites["ada.04"].iter("testcase")] == ["import", "import"]
+
+
+def test_a_failure_without_a_reason_still_fails_in_junit():
+    result = SubmissionResult("eve", [ExerciseResult("03", 0.0, 1.0, [Test("t", FAILED, 0.0, 1.0)])])
+    [failure] = ET.fromstring(junit_xml([result])).iter("failure")
+    assert failure.get("message") == "failed"
+
+
+# --- Gradescope ---------------------------------------------------------------------------
+
+def test_gradescope_gives_each_test_its_status_points_and_visibility(ada):
+    data = gradescope_results(ada)
+    assert data["score"] == 6.25 and data["output"] == "6.25 of 22 points" and data["execution_time"] == 1.625
+    assert [(t["name"], t["status"], t["score"], t["max_score"], t["visibility"]) for t in data["tests"]] == [
+        ("03 own_members_first", "passed", 3.75, 3.75, "visible"),
+        ("03 tied_once", "failed", 0.0, 2.5, "visible"),
+        ("03 secret_walk", "failed", 0.0, 1.25, "hidden"),
+        ("03 on_device[cuda]", "passed", 0.0, 0.0, "visible"),
+        ("03 secret_order", "passed", 2.5, 2.5, "hidden"),
+        ("04 hooks_run", "failed", 0.0, 8.0, "visible"),
+        ("04 secret_hooks", "failed", 0.0, 4.0, "hidden"),
+    ]
+    outputs = [t["output"] for t in data["tests"]]
+    assert outputs[0] == "" and outputs[4] == "" and outputs[3] == "skipped: CUDA not available"
+    assert outputs[1].startswith("tied weights once\nwhere   root.named_parameters()")
+    assert "raised  KeyError (walk.py:7): 'w'" in outputs[2]
+
+
+def test_gradescope_rounds_fractional_scores(ada):
+    ada.exercises[0].tests[0].score = 2 / 3
+    assert gradescope_results(ada)["tests"][0]["score"] == 0.6667
+
+
+def test_one_gradescope_file_describes_one_submission(course, ada, bob, tmp_path):
+    with pytest.raises(ValueError, match="one submission"):
+        write_outputs(Options(gradescope=tmp_path / "gs.json"), course, [ada, bob])
+    write_outputs(Options(gradescope=tmp_path / "gs.json"), course, [ada])
+    assert json.loads((tmp_path / "gs.json").read_text())["score"] == 6.25
+
+
+# --- CSV gradebook ------------------------------------------------------------------------
+
+def test_the_gradebook_has_a_row_per_student_with_fractional_points_and_status(course, ada, bob):
+    bob.exercises[0].score = 7.125
+    text = gradebook_csv(course, [bob, ada], {"bob": "exercise 04: RuntimeError: boom"})
+    assert list(csv.reader(io.StringIO(text))) == [
+        ["student", "03_walk", "04_calling", "total", "max_score", "status"],
+        ["ada", "6.25", "0.00", "6.25", "22", "graded"],
+        ["bob", "7.12", "", "7.12", "10", "grading failed: exercise 04: RuntimeError: boom"],
+    ]
+    assert text.endswith("grading failed: exercise 04: RuntimeError: boom\n") and "\r" not in text
+
+
+# --- Markdown summary and the score tables -------------------------------------------------
+
+def test_the_markdown_summary_counts_and_lists_the_failed_tests(course, ada, bob):
+    text = markdown_summary(course, [ada, bob])
+    lines = text.split("\n")
+    assert lines[:6] == ["### ada: 6.25 / 22", "", "| exercise | score | passed | failed | skipped |",
+                         "| --- | ---: | ---: | ---: | ---: |", "| 03 The recursive walk | 6.25 / 10 | 2 | 2 | 1 |",
+                         "| 04 __call__, hooks and modes | 0.00 / 12 | 0 | 2 | 0 |"]
+    assert "- `03 tied_once`: tied: torch.nn gave ['a'] / yours" in lines
+    assert "- `04 secret_hooks`: no import" in lines and "- `03 own_members_first`" not in text
+    bob_part = text.split("### bob")[1]
+    assert "<details>" not in bob_part and ": 10.00 / 10" in bob_part
+
+
+def test_the_score_table_shows_each_exercise_and_each_failure(course, ada):
+    text = score_table(course, ada)
+    rows = [line.split() for line in text.split("\n")[:4]]
+    assert rows[0] == ["ex", "title", "score", "passed", "failed", "skipped"]
+    assert rows[1][0] == "03" and rows[1][-6:] == ["6.25", "/", "10", "2", "2", "1"]
+    assert rows[2][0] == "04" and rows[2][-6:] == ["0.00", "/", "12", "0", "2", "0"]
+    assert rows[3] == ["total", "6.25", "/", "22"]
+    assert "03 FAILED tied_once" in text and "03 FAILED secret_walk" in text and "own_members_first" not in text
+    assert "\n04: your package did not import" in text and "FAILED hooks_run" not in text
+    assert "FAILED" not in score_table(course, ada, feedback=False)
+
+
+def test_the_class_summary_gives_mean_median_full_and_zero(course, ada, bob):
+    eve = SubmissionResult("eve", [ExerciseResult("03", 0.0, 10.0)])
+    text = class_summary(course, [ada, bob, eve], {"eve": "the worker died"})
+    rows = {line.split()[0]: line.split()[-5:] for line in text.split("\n")[1:3]}
+    assert rows["03"] == ["5.42", "6.25", "10", "1", "1"]  # mean of 6.25, 10, 0; one full, one zero
+    assert rows["04"] == ["0.00", "0.00", "12", "0", "1"]
+    assert text.split("\n")[3].split()[-5:] == ["5.42", "6.25", "22", "0", "1"]
+    assert text.endswith("3 students graded; grading failed for 1:\n  eve: the worker died")
+    assert class_summary(course, [bob], {}).endswith("\n1 students graded")
+
+
+def test_the_check_report_counts_the_public_checks(course, ada):
+    report = check_report(course.exercise("03"), ada.exercises[0])
+    lines = report.split("\n")
+    assert lines[0] == "  passed   own_members_first" and lines[1] == "  FAILED tied_once"
+    assert lines[2] == "      tied weights once"
+    assert "  skipped  on_device[cuda]: CUDA not available" in lines
+    assert lines[-1] == "exercise 03: 2 of 4 public checks passed (2 failed) in 1.5 s"
+    clean = ExerciseResult("03", 1.0, 1.0, [Test("a", PASSED, 1.0, 1.0)], error="")
+    assert check_report(course.exercise("03"), clean).endswith("1 of 1 public checks passed (all passed) in 0.0 s")
+    assert check_report(course.exercise("04"), ada.exercises[1]).startswith("error: your package did not import\n")
+
+
+def test_hidden_failures_lose_their_description_in_failure_text():
+    test = walk().tests[2]
+    assert failure_text(test) == "a hidden property\nraised  KeyError (walk.py:7): 'w'"
+    assert failure_text(test, hidden=True) == "raised  KeyError (walk.py:7): 'w'"
+
+
+class Options:
+    """What ``modlab grade``'s output options parse to, with every file left out unless given."""
+
+    def __init__(self, **files):
+        self.json = files.get("json")
+        self.junit = files.get("junit")
+        self.gradescope = files.get("gradescope")
+        self.summary = files.get("summary")
+
+
+def test_write_outputs_writes_each_file_asked_for_and_no_other(course, ada, tmp_path):
+    args = Options(json=tmp_path / "a.json", junit=tmp_path / "j.xml", summary=tmp_path / "s.md")
+    write_outputs(args, course, [ada])
+    assert json.loads(args.json.read_text())["student"] == "ada"
+    assert ET.fromstring(args.junit.read_text()).find("testsuite").get("failures") == "2"
+    assert args.summary.read_text().startswith("### ada: 6.25 / 22")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "j.xml", "s.md"]
