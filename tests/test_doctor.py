@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from modlab.cli import main
-from modlab.instructor.doctor import NOTE, diagnose, format_report
+from modlab.student.doctor import NOTE, diagnose, format_report
 
 from conftest import ROOT
 

@@ -1,5 +1,9 @@
 """modlab release: the student kit holds what students need and nothing they must not see."""
 import ast
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 
@@ -7,6 +11,7 @@ from modlab.cli import main
 from modlab.course import load_course
 from modlab.grading.loader import grader_file, load_scenarios
 from modlab.instructor.build import BuildError
+from modlab.pins import read_pins
 from modlab.instructor.release import ReleaseError, build_release, find_leaks, public_only, solution_regions
 
 from student_kit import released_kit
@@ -68,10 +73,48 @@ def test_the_kit_holds_stubs_notebooks_public_graders_and_the_tool(course, kit):
         assert (kit / f"{exercise.name}.ipynb").is_file()
         for name in exercise.files:
             assert 'NotImplementedError("exercise' in (stubs / name).read_text() or name == "module.py"
-    assert (kit / "modlab" / "cli.py").is_file() and (kit / "pyproject.toml").is_file()
+    assert (kit / "modlab" / "student_cli.py").is_file() and (kit / "pyproject.toml").is_file()
     assert not (kit / "solutions").exists() and not (kit / "graders" / "conftest.py").exists()
     readme = (kit / "README.md").read_text()
-    assert 'python -m pip install ".[notebook]"' in readme and "modlab status" in readme
+    assert ("python -m pip install -c constraints.txt --extra-index-url https://download.pytorch.org/whl/cpu "
+            '".[notebook]"') in readme and "modlab status" in readme
+
+
+def test_the_kits_modlab_has_the_student_commands_only(kit):
+    shown = subprocess.run([sys.executable, "-m", "modlab", "--help"], cwd=kit, capture_output=True, text=True,
+                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert shown.returncode == 0, shown.stderr
+    listed = re.findall(r"^    ([a-z_]+) ", shown.stdout, flags=re.MULTILINE)
+    assert listed == ["check", "status", "submit", "doctor", "env"]
+    for tool in ("cli.py", "instructor", "batch", "commands/grade.py", "commands/release.py", "commands/nbgrader.py"):
+        assert not (kit / "modlab" / tool).exists(), tool
+    assert 'modlab = "modlab.student_cli:main"' in (kit / "pyproject.toml").read_text()
+
+
+def test_every_modlab_import_of_the_kit_is_in_the_kit(kit):
+    for path in (kit / "modlab").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            for name in names:
+                if name.split(".")[0] == "modlab":
+                    target = kit.joinpath(*name.split("."))
+                    assert target.with_suffix(".py").is_file() or (target / "__init__.py").is_file(), \
+                        f"{path.relative_to(kit)} imports {name}, which the kit lacks"
+
+
+def test_the_kit_pins_what_it_installs_to_the_courses_versions(course, kit):
+    course_pins = read_pins(course.root / "constraints.txt")
+    kit_pins = read_pins(kit / "constraints.txt")
+    assert kit_pins["torch"] == course_pins["torch"] == "2.13.0"
+    assert set(kit_pins) == {"torch", "numpy", "pyyaml", "hypothesis", "rich"}
+    assert all(kit_pins[name] == course_pins[name] for name in kit_pins)
+
+
+def test_the_leak_scan_finds_the_instructors_folder(course, tmp_path):
+    (tmp_path / "check.log").write_text(f"no course.yaml in {course.root.resolve()}/autograded/ada\n")
+    (tmp_path / "fine.txt").write_text("no course.yaml in autograded/ada\n")
+    assert find_leaks(course, tmp_path) == ["check.log: the instructor's course folder"]
 
 
 def test_released_graders_hold_exactly_the_public_scenarios(course, kit):

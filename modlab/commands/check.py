@@ -50,16 +50,32 @@ def run_check(args) -> int:
 
 
 def checked(course, exercise, path):
-    """Run and print the check; shared by ``check`` and ``submit``."""
+    """Run and print the check; shared by ``check`` and ``submit``.
+
+    The first line needs no torch: the engine loads it once the check has
+    started its workers (:func:`modlab.student.check.check`).
+    """
     from modlab.formats.feedback import check_report
+    from modlab.pins import version_mismatch
     from modlab.student.check import check, platform_note
     from modlab.student.workspace import open_workspace
 
     workspace = open_workspace(course, path)
-    print(f"checking exercise {exercise.id} ({exercise.title}) on {workspace.package_dir} ...", flush=True)
-    note = platform_note()
-    if note:
-        print(note, file=sys.stderr)
+    print(f"checking exercise {exercise.id} ({exercise.title}) on {shown_path(workspace.package_dir)} ...",
+          flush=True)
     result = check(workspace, exercise)
+    for line in (version_mismatch(course.root), platform_note()):  # both free once the engine is loaded
+        if line:
+            print(line, file=sys.stderr)
     print(check_report(exercise, result))
     return result
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as a student reads it: relative to the current folder when inside it
+    (a notebook's check cell names its own ``mynn/``, never where it was copied from)."""
+    try:
+        relative = path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return str(path)
+    return f"{relative}/" if str(relative) != "." else "./"

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from modlab.course import CourseError, find_course_file
 from modlab.errors import UsageError
 
 EPILOG = """\
@@ -31,12 +33,26 @@ def register(commands) -> None:
 
 
 def run_doctor(args) -> int:
-    from modlab.instructor.doctor import LoadError, diagnose, format_report, load_model
+    from modlab.student.doctor import LoadError, diagnose, format_report, load_model
 
     try:
         model = load_model(args.model)
     except LoadError as problem:
         raise UsageError(str(problem)) from None
+    warning = course_torch_warning(args)
+    if warning:
+        print(warning, file=sys.stderr)
     diagnosis = diagnose(model)
     print(format_report(diagnosis, args.model))
     return 0 if diagnosis.healthy else 1
+
+
+def course_torch_warning(args) -> str:
+    """The one-line warning of a torch other than the course's, where a course is at hand."""
+    from modlab.pins import version_mismatch
+
+    try:
+        course_file = args.course or find_course_file()
+    except CourseError:
+        return ""  # the doctor also checks models outside any course
+    return version_mismatch(course_file.parent)

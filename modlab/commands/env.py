@@ -19,7 +19,7 @@ def register(commands) -> None:
 
 
 def run_env(args) -> int:
-    from modlab.instructor.environment import describe
+    from modlab.student.environment import describe
 
     facts = describe(load_course(args.course))
     width = max(len(key) for key, _ in facts)

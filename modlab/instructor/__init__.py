@@ -6,7 +6,6 @@
 - grading elsewhere: :mod:`.pytest_plugin` (``pytest graders/``), :mod:`.nbgrader`,
   :mod:`.ci` (roster, fetching repositories, commit statuses);
 - reading results: :mod:`.report`, :mod:`.similarity`;
-- runners and models: :mod:`.environment` (``modlab env``), :mod:`.doctor`;
 - the feedback's own test data: :mod:`.variants` (labelled buggy submissions).
 
 May import: :mod:`modlab.batch`, :mod:`modlab.engine` and everything below them.

@@ -11,6 +11,11 @@ so they can never drift from the course:
   read from the generated stubs;
 
 and the last cell always runs the exercise's public checks.
+
+The first code cell loads :mod:`modlab.student.lesson`, and every cell that
+runs the student's package carries the ``raises-exception`` tag: on the
+stubs, such a cell says in one line which function is still to write, and
+"Run All" (JupyterLab, nbclient, nbgrader) goes on to the next cell.
 """
 from __future__ import annotations
 
@@ -36,6 +41,12 @@ notebook, with this notebook's Python, in fresh processes: it always sees your l
 CHECK_CELL = """\
 import sys
 !"{{sys.executable}}" -m modlab check {id}"""
+
+SETUP_CELL = """\
+# A cell that reaches a part of {package} you have not written yet says which, in one line.
+%load_ext modlab.student.lesson"""
+# Jupyter's tag for a cell that may raise: running all cells goes on past it.
+MAY_RAISE = "raises-exception"
 
 
 def lesson_path(course: Course, exercise: Exercise) -> Path:
@@ -128,7 +139,8 @@ def build_notebook(course: Course, exercise: Exercise):
     if text.count(TASK_MARKER) != 1:
         raise BuildError(f"{path}: needs exactly one {TASK_MARKER} line saying where the task goes")
     before, after = text.split(TASK_MARKER)
-    cells = [("markdown", f"# Exercise {exercise.id} · {exercise.title}"), *split_cells(before),
+    cells = [("markdown", f"# Exercise {exercise.id} · {exercise.title}"),
+             ("code", SETUP_CELL.format(package=course.package)), *split_cells(before),
              ("markdown", task_markdown(course, exercise)), *split_cells(after)]
     cells += [("markdown", CHECK_INTRO.format(package=course.package, id=exercise.id)),
               ("code", CHECK_CELL.format(id=exercise.id))]
@@ -137,7 +149,15 @@ def build_notebook(course: Course, exercise: Exercise):
     # Fixed cell ids keep the generated file identical from build to build.
     notebook.cells = [new[kind](source, id=f"ex{exercise.id}-{index:02d}")
                       for index, (kind, source) in enumerate(cells)]
+    for cell in notebook.cells[2:-1]:
+        if cell.cell_type == "code" and runs_package(cell.source, course.package):
+            cell.metadata["tags"] = [MAY_RAISE]
     return notebook
+
+
+def runs_package(source: str, package: str) -> bool:
+    """Whether a lesson's code cell uses the student's package (and so meets its stubs)."""
+    return re.search(rf"\b{re.escape(package)}\b", source) is not None
 
 
 def notebook_sources(course: Course) -> dict[str, str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from string import Template
 
 from modlab.course import Course
+from modlab.pins import FILE as CONSTRAINTS
+from modlab.pins import read_pins
 
 TEMPLATE = Template("""\
 # $title
@@ -22,9 +24,19 @@ Inside this folder, preferably in a fresh virtual environment
 `.venv\\Scripts\\activate` on Windows):
 
 ```sh
-python -m pip install ".[notebook]"   # the modlab tool, PyTorch and JupyterLab
+$install
 modlab status                         # your exercises, their checks and due dates
 ```
+
+That installs the `modlab` tool, JupyterLab and $torch, built for the CPU: $cpu_size
+instead of the several GB of a CUDA build; every check runs on the CPU. `modlab check` warns in one line when the
+torch installed differs from the course's.
+
+Have an NVIDIA GPU and want the CUDA cases of exercise 07 to run on it too? Install the same
+command with `--extra-index-url` set to the index that
+[pytorch.org/get-started/locally](https://pytorch.org/get-started/locally/) gives for your CUDA
+version, or, on Linux, leave `--extra-index-url ...` out: the torch wheel on PyPI for Linux is the
+CUDA build. Keep `-c constraints.txt` either way.
 
 ### Each exercise
 
@@ -61,7 +73,8 @@ $table
 | `NN_slug.ipynb` | the lesson notebooks |
 | `graders/` | the public checks (read them: they show exactly what is compared) |
 | `course.yaml` | the exercises, as `modlab` reads them (do not edit) |
-| `modlab/`, `pyproject.toml` | the `modlab` tool that `pip install` sets up |
+| `modlab/`, `pyproject.toml` | the `modlab` tool that `pip install` sets up: `check`, `status`, `submit`, `doctor`, `env` |
+| `constraints.txt` | the versions the course grades with, which `pip install -c` keeps to |
 | `submissions/` | your submissions, created by `modlab submit` |
 
 Works on Linux, macOS and Windows. Where processes are spawned rather than forked (macOS,
@@ -69,8 +82,24 @@ Windows), each check starts a few seconds slower, and the resource limits that g
 Linux are not applied: `modlab` says so in one line and carries on.
 """)
 
+# PyTorch's index of CPU-only wheels (https://pytorch.org/get-started/locally/): pip takes the
+# pinned torch from there (its `+cpu` build sorts above PyPI's) and everything else from PyPI.
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# A fresh venv holding the kit with torch 2.13.0+cpu: 990 MB (measured for issue 16); the CUDA build: 5.7 GB.
+CPU_SIZE = "about 1 GB installed"
+
 UPLOAD = "\n  Upload that file where your course asks you to."
 EXCHANGE = "\n  It also hands the submission to the course's nbgrader exchange, where your instructor collects it."
+
+
+def install_command(target: str = '".[notebook]"') -> str:
+    """The one command that installs the kit: the course's pins, torch built for the CPU.
+
+    Example::
+
+        install_command(".")   # 'python -m pip install -c constraints.txt --extra-index-url ... .'
+    """
+    return f"python -m pip install -c {CONSTRAINTS} --extra-index-url {CPU_INDEX} {target}"
 
 
 def student_readme(course: Course) -> str:
@@ -89,5 +118,13 @@ def student_readme(course: Course) -> str:
              ("modlab status", "what is checked and submitted")]
     width = max(len(command) for command, _ in steps) + 2
     return TEMPLATE.substitute(title=course.title, package=course.package, table="\n".join(rows),
+                               install=install_command(), torch=pinned_torch(course), cpu_size=CPU_SIZE,
                                upload=EXCHANGE if course.exchange else UPLOAD, notebook=f"{first.name}.ipynb",
                                steps="\n".join(f"{command:<{width}}# {what}" for command, what in steps))
+
+
+def pinned_torch(course: Course) -> str:
+    """The torch the course grades with, as the README names it."""
+    version = read_pins(course.root / CONSTRAINTS).get("torch")
+    return f"PyTorch {version}, the version your work is graded with (`{CONSTRAINTS}` pins it)" if version \
+        else "PyTorch"

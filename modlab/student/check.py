@@ -6,16 +6,20 @@ real grading. When a check fails inside an earlier exercise's code, its
 feedback says which exercise to fix first. Each check is recorded with the
 checksums of the exercise's files, so ``modlab status`` can tell a result
 that still holds from one the student's edits have made stale.
+
+A student runs a check dozens of times an hour, and most of its time is two
+processes importing torch: this one, which compares, and the workers' zygote,
+which runs the scenarios. So the check refuses bad input first, without
+loading torch, then starts the zygote, and only then loads the engine, so
+that both imports run at once.
 """
 from __future__ import annotations
 
 import sys
+import threading
 
 from modlab.course import Exercise
-from modlab.engine import WHOLE, GradeOptions, grade_exercise
 from modlab.errors import UsageError
-from modlab.grading.loader import grader_file
-from modlab.isolation.process import start_method
 from modlab.records import ExerciseResult
 
 from .workspace import Workspace, require_files, require_valid_syntax, utc_now
@@ -37,6 +41,11 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
     """
     require_files(workspace, exercise)
     require_valid_syntax(workspace)
+    start_workers()
+    # The engine loads torch: imported once the workers' zygote is on its way.
+    from modlab.engine import WHOLE, GradeOptions, grade_exercise
+    from modlab.grading.loader import grader_file
+
     if not grader_file(workspace.course, exercise).is_file():
         raise UsageError(f"exercise {exercise.id} has no public checks in this course folder "
                          f"(graders/test_{exercise.name}.py is missing)")
@@ -46,6 +55,27 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
         raise UsageError(f"exercise {exercise.id} has no public checks")
     _record(workspace, exercise, result)
     return result
+
+
+def start_workers() -> None:
+    """Start the zygote that workers are forked from, in the background.
+
+    Where workers are forked, the engine would start the zygote at its first
+    scenario, after this process has loaded torch, the engine and the
+    graders; started here, it loads torch while this process does. Where
+    workers are spawned there is no zygote to start.
+    """
+    from modlab.isolation.process import start_method
+    from modlab.isolation.zygote import ZygoteFailed, zygote
+
+    def start() -> None:
+        try:
+            zygote()
+        except ZygoteFailed:
+            pass  # the engine starts it again at its first scenario, and says why it cannot
+
+    if start_method() == "fork":
+        threading.Thread(target=start, name="modlab-zygote", daemon=True).start()
 
 
 def _record(workspace: Workspace, exercise: Exercise, result: ExerciseResult) -> None:
@@ -62,6 +92,8 @@ def _record(workspace: Workspace, exercise: Exercise, result: ExerciseResult) ->
 
 def platform_note() -> str:
     """One line on what this platform lacks for checks, or '' where nothing."""
+    from modlab.isolation.process import start_method
+
     lacks = []
     method = start_method()
     if method != "fork":

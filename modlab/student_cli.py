@@ -1,0 +1,32 @@
+"""The student kit's ``modlab`` command: the student's commands, and nothing of the instructor's.
+
+``modlab release`` copies this program into the kit, with only the command
+modules :mod:`modlab.kit` lists and the packages they need, and makes it the
+kit's ``modlab`` (its script and ``python -m modlab``). ``--help`` therefore
+shows exactly what a student can run.
+
+May import: :mod:`modlab.commands` (it imports the commands by name), :mod:`modlab.kit`.
+"""
+from __future__ import annotations
+
+import sys
+
+from modlab import kit
+from modlab.commands import program
+
+DESCRIPTION = ("Check and submit your exercises of the course: each check runs the same scenario on "
+               "real torch.nn and on your own package, and compares what they do.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the student's ``modlab ARGV`` (default: the command line); return its exit status.
+
+    Example::
+
+        main(["check", "03"])   # the public checks of exercise 03 on ./mynn
+    """
+    return program.run(argv, list(kit.COMMANDS), DESCRIPTION)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
