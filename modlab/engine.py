@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ GRAFT, WHOLE = "graft", "whole"
 CUDA_ABSENT = "CUDA not available"
 # A submission that hangs would cost every remaining check a full scenario
 # timeout: after this many in one exercise, its remaining checks fail at once.
+# (One that sleeps is found out sooner: see modlab.isolation.sleep. CUDA cases
+# are not watched for sleep, since a worker may wait on its device.)
 MAX_TIMEOUTS = 2
 
 
@@ -53,12 +56,16 @@ class GradeOptions:
         device: ``auto`` runs CUDA cases where CUDA is available and skips
             them elsewhere; ``cpu`` skips them; ``cuda`` fails them where CUDA
             is missing, so a misconfigured GPU runner cannot pass by skipping.
-        public_only: grade only the public scenarios.
+        public_only: grade only the public scenarios (a student's check):
+            the workers then load only the exercise's grader, not the course's.
+        oracle_cache: a folder that keeps torch.nn's answers between
+            processes (a student's checks), or None (kept by this process only).
     """
 
     mode: str = GRAFT
     device: str = "auto"
     public_only: bool = False
+    oracle_cache: Path | None = None
 
 
 class Problem(Exception):
@@ -102,12 +109,22 @@ class _StopSearch(BaseException):
 
 
 class Oracle:
-    """torch.nn's observations, computed once per process and remembered."""
+    """torch.nn's observations, computed once per process and remembered.
 
-    def __init__(self, grader_files: list[str]):
+    With a ``cache_dir``, they are also kept on disk, so that a student's
+    next check asks torch.nn nothing it answered before and mostly never
+    starts its worker. The file is named by a digest of everything an answer
+    depends on (see :meth:`cache_file`): when any of it changes, the old file
+    is no longer read, so it can never be stale.
+    """
+
+    def __init__(self, grader_files: list[str], cache_dir: Path | None = None):
         self.worker = WorkerProcess({"kind": "torch"}, grader_files)
         self.cache: dict[str, dict] = {}
         self._cuda: bool | None = None
+        self.cache_path = self.cache_file(Path(cache_dir), grader_files) if cache_dir else None
+        if self.cache_path is not None:
+            self.cache.update(self._read_cache())
 
     def observe(self, request: dict, timeout: float) -> dict:
         return self.observe_many([request], timeout)[0]
@@ -121,7 +138,51 @@ class Oracle:
             answers = self.worker.stream([request for _, request in missing], timeout)
             for key, _ in missing:
                 self.cache[key] = answers.next()
+            if self.cache_path is not None:
+                self._write_cache()
         return [self.cache[key] for key in keys]
+
+    @staticmethod
+    def cache_file(cache_dir: Path, grader_files: list[str]) -> Path:
+        """Where the answers of torch.nn for these graders are kept: named by the
+        digest of the Python, torch, numpy and Hypothesis versions, the graders'
+        text and the text of modlab itself (scenarios, helpers, observation)."""
+        import hashlib
+        import platform
+
+        import hypothesis
+        import numpy
+        import torch
+
+        import modlab
+
+        digest = hashlib.sha256(json.dumps([platform.python_version(), platform.machine(), torch.__version__,
+                                            torch.version.cuda, numpy.__version__, hypothesis.__version__]).encode())
+        tool = sorted(Path(modlab.__file__).parent.rglob("*.py"))
+        for path in [*map(Path, sorted(grader_files)), *tool]:
+            digest.update(str(path.name).encode() + b"\0" + path.read_bytes() + b"\0")
+        return cache_dir / f"torch-{digest.hexdigest()[:24]}.json"
+
+    def _read_cache(self) -> dict[str, dict]:
+        try:
+            found = json.loads(self.cache_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # none yet, or unreadable: torch.nn is asked again
+        return found if isinstance(found, dict) else {}
+
+    def _write_cache(self) -> None:
+        """Keep the answers (written whole, then renamed: a reader never sees half a file),
+        and remove the files of earlier versions; a read-only folder keeps nothing."""
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.cache_path.with_suffix(f".{os.getpid()}.part")
+            partial.write_text(json.dumps(self.cache), encoding="utf-8")
+            os.replace(partial, self.cache_path)
+            for old in self.cache_path.parent.glob("torch-*.json"):
+                if old != self.cache_path:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass
 
     @property
     def cuda(self) -> bool:
@@ -144,12 +205,15 @@ def request_key(request: dict) -> str:
 _passing_specs: dict[tuple[str, str], list] = {}
 
 
-def oracle_for(course: Course) -> Oracle:
-    """The course's oracle, started on first use and ended when this process exits."""
-    if course.id not in _oracles:
-        oracle = _oracles[course.id] = Oracle(all_grader_files(course))
+def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir: Path | None = None) -> Oracle:
+    """The course's oracle for these graders (default: all of them), started on
+    first use and ended when this process exits; ``cache_dir``: see :class:`Oracle`."""
+    grader_files = grader_files or all_grader_files(course)
+    key = json.dumps([course.id, grader_files, str(cache_dir or "")])
+    if key not in _oracles:
+        oracle = _oracles[key] = Oracle(grader_files, cache_dir)
         atexit.register(lambda: oracle.worker.close())  # the worker in use at exit
-    return _oracles[course.id]
+    return _oracles[key]
 
 
 def oracles_after_fork() -> None:
@@ -263,7 +327,10 @@ class ExerciseGrading:
 
     def __init__(self, course: Course, exercise: Exercise, package_dir: Path, options: GradeOptions = GradeOptions()):
         self.course, self.exercise, self.options = course, exercise, options
-        self.oracle = oracle_for(course)
+        # A student's check needs its own exercise's grader only: loading them all
+        # costs seconds (08's imports torch._dynamo) that a check would wait for.
+        graders = [str(grader_file(course, exercise))] if options.public_only else all_grader_files(course)
+        self.oracle = oracle_for(course, graders, options.oracle_cache)
         self.deadline: float | None = None  # set when the submission's code first runs
         self.error, self.worker = "", None
         self.answered: dict[str, dict | WorkerFailed] = {}  # the submission's answers read ahead, by request
@@ -277,7 +344,7 @@ class ExerciseGrading:
         self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), reference_sources(course))
         if sources:
             world = {"kind": "package", "package": course.package, "sources": sources, "own": own}
-            self.worker = WorkerProcess(world, all_grader_files(course), limits=course.limits)
+            self.worker = WorkerProcess(world, graders, limits=course.limits)
 
     def __enter__(self) -> "ExerciseGrading":
         return self
@@ -345,7 +412,8 @@ class ExerciseGrading:
         requests = [run_request(case, case.arguments()) for case in cases]
         self._start_clock()
         try:
-            answers = self.worker.stream(requests, self.course.limits.scenario_timeout_s)
+            answers = self.worker.stream(requests, self.course.limits.scenario_timeout_s,
+                                         watch_sleep=not any(case.needs_cuda for case in cases))
         except WorkerFailed:
             return  # each case meets the same failure when it is asked on its own
         self.oracle.observe_many(requests, self.course.limits.scenario_timeout_s * 3)
@@ -382,7 +450,7 @@ class ExerciseGrading:
             if isinstance(actual, WorkerFailed):
                 raise actual
             if actual is None:
-                actual = self.worker.ask(request, self.course.limits.scenario_timeout_s)
+                actual = self.worker.ask(request, self.course.limits.scenario_timeout_s, watch_sleep=not case.needs_cuda)
         except WorkerFailed as failed:
             raise self._worker_problem(failed) from None
         self._judge(case, expected, actual)
@@ -454,7 +522,7 @@ class ExerciseGrading:
         timeout = self.course.limits.scenario_timeout_s
         self._start_clock()
         try:
-            answers = self.worker.stream(requests, timeout)
+            answers = self.worker.stream(requests, timeout, watch_sleep=not case.needs_cuda)
         except WorkerFailed as failed:
             problem = self._worker_problem(failed)
             problem.spec = specs[0]

@@ -3,6 +3,7 @@ exceeded, and holding where the platform allows them."""
 import dataclasses
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -12,6 +13,7 @@ from modlab.course import Limits
 from modlab.engine import MAX_TIMEOUTS, GradeOptions, grade_exercise
 from modlab.isolation.process import _size
 from modlab.isolation.protocol import ProtocolError, check_answer, parse_answer
+from modlab.isolation.sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
 from modlab.isolation.sandbox import environment, landlock, namespaces, seccomp
 from modlab.isolation.sandbox.libc import libc
 
@@ -66,13 +68,47 @@ def test_a_hang_costs_two_scenarios_then_the_rest_fail_at_once(quick, tmp_path):
     """A submission that hangs in every scenario would cost each check a full
     scenario timeout: after MAX_TIMEOUTS of them, the rest fail at once."""
     started = time.monotonic()
-    result = graded(quick, tmp_path, "import time\nParameter.__new__ = lambda cls, *a, **k: time.sleep(60)\n")
+    result = graded(quick, tmp_path, "Parameter.__new__ = lambda cls, *a, **k: any(iter(int, 1))\n")  # spins
     assert time.monotonic() - started < MAX_TIMEOUTS * LIMITS.scenario_timeout_s + 3
     assert {test.reason for test in result.tests} == {"timeout"}
     texts = [test.feedback for test in result.tests]
     assert all("scenario exceeded 1 s" in text for text in texts[:MAX_TIMEOUTS])
     assert all(f"not run: the submission already exceeded its time in {MAX_TIMEOUTS} checks" in text
                for text in texts[MAX_TIMEOUTS:])
+
+
+@pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
+def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(course, tmp_path):
+    """Asleep, running nothing, a worker is waiting on nothing: each check
+    costs ASLEEP_AFTER_S, not the scenario's 10 s."""
+    patient = dataclasses.replace(course, limits=dataclasses.replace(LIMITS, scenario_timeout_s=10,
+                                                                     submission_timeout_s=60))
+    started = time.monotonic()
+    result = graded(patient, tmp_path, "import time\nParameter.__new__ = lambda cls, *a, **k: time.sleep(60)\n")
+    assert time.monotonic() - started < MAX_TIMEOUTS * (ASLEEP_AFTER_S + 1) + 3
+    assert {test.reason for test in result.tests} == {"timeout"}
+    texts = [test.feedback for test in result.tests]
+    assert all(f"scenario exceeded {ASLEEP_AFTER_S:g} s asleep" in text for text in texts[:MAX_TIMEOUTS]), texts
+    assert all("not run: the submission already exceeded its time" in text for text in texts[MAX_TIMEOUTS:])
+
+
+@pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
+def test_a_sleep_that_wakes_is_not_taken_for_a_hang():
+    """Sleeping a quarter second at a time is slow but alive; never running at all is not."""
+    script = "import time\nwhile True:\n    time.sleep(0.25)"
+    waking = subprocess.Popen([sys.executable, "-c", script])
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.5)  # both interpreters started
+        watches, asleep = [SleepWatch(waking.pid), SleepWatch(sleeping.pid)], [False, False]
+        until = time.monotonic() + 3 * ASLEEP_AFTER_S
+        while time.monotonic() < until:
+            asleep = [seen or watch.asleep() for seen, watch in zip(asleep, watches)]
+            time.sleep(SAMPLE_S)
+        assert asleep == [False, True]
+    finally:
+        waking.kill(), sleeping.kill()
+        waking.wait(), sleeping.wait()
 
 
 def test_a_slow_submission_stops_at_its_total_limit(quick, tmp_path):

@@ -31,12 +31,16 @@ from modlab.records import CRASH, IMPORT, LIMIT, PROTOCOL, TAMPER, TIMEOUT
 
 from . import tamper
 from .protocol import ProtocolError, check_answer, check_hello, has_observation, observation, parse_answer
+from .sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
 from .worker import serve
 from .zygote import zygote
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 STOP_TIMEOUT = 10.0
 EXIT_TIMEOUT = 5.0
+# How a wait for an answer ends (WorkerProcess._wait); ASLEEP is also what the submission is told.
+ANSWERED, TIMED_OUT = "answered", "timed out"
+ASLEEP = f"scenario exceeded {ASLEEP_AFTER_S:g} s asleep: the submission's code ran nothing, waiting on nothing the scenario gave it"
 
 
 class WorkerFailed(Exception):
@@ -97,8 +101,13 @@ class WorkerProcess:
         self.ready = False  # started, and said it is loaded
         self._asked = 0
 
-    def ask(self, request: dict, timeout: float) -> dict:
+    def ask(self, request: dict, timeout: float, watch_sleep: bool = False) -> dict:
         """Send one request and wait for its answer.
+
+        With ``watch_sleep``, a package worker found asleep for
+        :data:`~.sleep.ASLEEP_AFTER_S`, running nothing, fails as if it had
+        reached ``timeout`` (:mod:`.sleep`): leave it off where a scenario may
+        wait on a device.
 
         Raises:
             WorkerFailed: the worker died, hung past ``timeout`` seconds (or
@@ -107,14 +116,14 @@ class WorkerProcess:
                 (``load_error`` then says why).
             SandboxFailed: the worker could not be confined.
         """
-        return self.stream([request], timeout, op=request.get("op", "run")).next()
+        return self.stream([request], timeout, op=request.get("op", "run"), watch_sleep=watch_sleep).next()
 
-    def stream(self, runs: list[dict], timeout: float, op: str = "run_many") -> "Answers":
+    def stream(self, runs: list[dict], timeout: float, op: str = "run_many", watch_sleep: bool = False) -> "Answers":
         """Send many ``run`` requests at once; the worker answers each as soon as
         it has run it, so its work overlaps the grading side's reading.
 
         Each answer has ``timeout`` seconds of its own, counted from the one
-        before (as if asked one by one). Read them in order with
+        before (as if asked one by one), and ``watch_sleep`` as in :meth:`ask`. Read them in order with
         :meth:`Answers.next`; :meth:`Answers.close` ends a stream left unread,
         and with it the worker, which would otherwise run on.
 
@@ -129,7 +138,7 @@ class WorkerProcess:
             self.connection.send_bytes(json.dumps({**message, "id": self._asked}).encode())
         except OSError:
             raise self._crashed() from None
-        return Answers(self, self._asked, len(runs), timeout)
+        return Answers(self, self._asked, len(runs), timeout, watch_sleep and self.confined)
 
     def close(self, wait: bool = True):
         """End the worker and everything it started.
@@ -221,11 +230,12 @@ class WorkerProcess:
             raise WorkerFailed(whole, TIMEOUT)
         return (timeout, reason) if timeout <= remaining else (remaining, whole)
 
-    def _receive(self, timeout: float, timeout_reason: str) -> dict:
+    def _receive(self, timeout: float, timeout_reason: str, watch_sleep: bool = False) -> dict:
         try:
-            if not self.connection.poll(timeout):
+            waited = self._wait(timeout, watch_sleep)
+            if waited != ANSWERED:
                 self.close()
-                raise WorkerFailed(timeout_reason, TIMEOUT)
+                raise WorkerFailed(timeout_reason if waited == TIMED_OUT else ASLEEP, TIMEOUT)
             raw = self.connection.recv_bytes(MAX_ANSWER_BYTES)
         except EOFError:
             raise self._crashed() from None
@@ -237,6 +247,19 @@ class WorkerProcess:
         except ProtocolError as exc:
             self.close()
             raise WorkerFailed(str(exc), PROTOCOL) from None
+
+    def _wait(self, timeout: float, watch_sleep: bool) -> str:
+        """Wait up to ``timeout`` for an answer: ANSWERED, TIMED_OUT, or, when
+        watching for sleep, ASLEEP as soon as the worker is found asleep."""
+        if not watch_sleep or not hasattr(self.handle, "pid"):
+            return ANSWERED if self.connection.poll(timeout) else TIMED_OUT
+        watch, until = SleepWatch(self.handle.pid), time.monotonic() + timeout
+        while not self.connection.poll(max(0.0, min(SAMPLE_S, until - time.monotonic()))):
+            if time.monotonic() >= until:
+                return TIMED_OUT
+            if watch.asleep():
+                return ASLEEP
+        return ANSWERED
 
     def _checked(self, answer: dict) -> dict:
         """A package worker's answer, once it is known to be well-formed and honest."""
@@ -291,8 +314,9 @@ def observation_of(answer: dict):
 class Answers:
     """The answers of one :meth:`WorkerProcess.stream`, read in order."""
 
-    def __init__(self, worker: WorkerProcess, ident: int, count: int, timeout: float):
+    def __init__(self, worker: WorkerProcess, ident: int, count: int, timeout: float, watch_sleep: bool = False):
         self.worker, self.ident, self.count, self.timeout = worker, ident, count, timeout
+        self.watch_sleep = watch_sleep
         self.received = 0
 
     @property
@@ -308,7 +332,7 @@ class Answers:
         worker = self.worker
         try:
             wait, reason = worker._allowance(self.timeout, f"scenario exceeded {self.timeout:g} s")
-            answer = worker._receive(wait, reason)
+            answer = worker._receive(wait, reason, self.watch_sleep)
             if answer.get("id") != self.ident or answer.get("index") != self.received:
                 worker.close()
                 raise WorkerFailed("the worker answered out of turn", PROTOCOL)
