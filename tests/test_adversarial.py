@@ -58,7 +58,7 @@ CASES = [
     attack("prints_fake_results", "raised", "NotImplementedError"),
     attack("fakes_pytest", "raised", "NotImplementedError"),
     attack("patches_torch_compare", "raised", "NotImplementedError"),
-    attack("always_equal", "mismatch raised", ""),
+    attack("always_equal", "mismatch raised", "your mynn"),  # compared as data: what it really gave is shown
     attack("delegates_subclass", "tamper", "delegating to torch.nn"),
     attack("delegates_objects", "tamper", "delegating to torch.nn"),
     attack("delegates_methods", "tamper", "delegating to torch.nn", "02"),
