@@ -95,3 +95,20 @@ def test_pytest_option_require_cuda(tiny_course, cuda_here, flag, expected):
         capture_output=True, text=True, cwd=tiny_course.root, timeout=120)
     assert expected in run.stdout, run.stdout + run.stderr
     assert "CUDA not available" in run.stdout
+
+
+def cuda_probed_apart() -> bool:
+    """Whether this machine has CUDA, asked of torch in a process of its own (not of modlab)."""
+    probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
+                           capture_output=True, text=True, timeout=120)
+    return probe.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("flag", [[], ["--require-cuda"]])
+def test_env_require_cuda_fails_exactly_where_cuda_is_missing(flag, capsys):
+    cuda = cuda_probed_apart()
+    status = main(["--course", str(ROOT / "course.yaml"), "env", *flag])
+    out = capsys.readouterr().out
+    expected = 1 if flag and not cuda else 0
+    assert status == expected, out
+    assert f"CUDA available to workers  {'yes' if cuda else 'no'}" in out
