@@ -1,10 +1,12 @@
 """Grade a generated class with `modlab grade -j 2` and with `nbgrader autograde`, side by side.
 
-    .venv/bin/python bench/grade_class.py                      # 200 students; nbgrader on 10 of them
+    .venv/bin/python bench/grade_class.py                      # 200 students; nbgrader on 6 of them
     .venv/bin/python bench/grade_class.py --nbgrader-sample 200  # nbgrader on the whole class (hours)
+    .venv/bin/python bench/grade_class.py --growth 50,200,800    # modlab only: how cost grows
 
-The class: the reference, the untouched stubs, each buggy variant of tests/buggy/
-on its own, a few adversarial submissions, and students whose every exercise is
+The class: five students whose every method sleeps (--hanging), the reference,
+the untouched stubs, each buggy variant of tests/buggy/ on its own, a few
+adversarial submissions, and students whose every exercise is
 drawn at random (reference, a buggy variant, or the stub), in nbgrader's layout
 `submitted/<student>/<NN_slug>/` with the released notebook beside the files.
 
@@ -14,7 +16,8 @@ nbgrader's own `generate_assignment` and `autograde` for every exercise, with
 notebook execution, as an instructor runs it); its throughput is measured on
 that sample and extrapolated to the class, which the output says.
 
-Printed: submissions per minute for each and their ratio, the wall time of the
+Printed: submissions per minute for each and their ratio on this machine, the
+ratio per process, the hanging students' cost, the wall time of the
 class, the overhead per submission beyond the grader tests' own time, CPU time,
 and peak memory (PSS, summed over every process of the run). Only exercises
 that have a grader are graded. Figures go in bench/README.md.
@@ -56,6 +59,21 @@ ADVERSARIAL = {  # student -> (file, code, whether the code replaces the referen
     "adv_hangs_in_repr": ("parameter.py", "Parameter.__repr__ = lambda self: str(any(iter(int, 1)))\n", "follows"),
 }
 
+# Follows every file of a hanging student's package: every function and method sleeps for an hour.
+SLEEPS = """
+import time as _time
+
+
+def _asleep(*args, **kwargs):
+    _time.sleep(3600)
+
+
+for _value in [v for v in globals().values() if getattr(v, "__module__", None) == __name__]:
+    for _name, _member in (list(vars(_value).items()) if isinstance(_value, type) else []):
+        if callable(_member) and not isinstance(_member, type):
+            setattr(_value, _name, _asleep)
+"""
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -63,6 +81,10 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="modlab grade -j (default 2)")
     parser.add_argument("--nbgrader-sample", type=int, default=6, metavar="K",
                         help="students nbgrader grades (at least 3); 0 skips nbgrader (default 6)")
+    parser.add_argument("--hanging", type=int, default=5, metavar="H",
+                        help="students among them whose every method sleeps for an hour (default 5)")
+    parser.add_argument("--growth", type=lambda text: [int(n) for n in text.split(",")], metavar="N,N,...",
+                        help="grade classes of these sizes with modlab only and print how cost grows")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, help="keep the class and results here (default: a temporary folder)")
     args = parser.parse_args()
@@ -79,18 +101,19 @@ def main() -> int:
     run([BIN / "modlab", "--course", ROOT / "course.yaml", "nbgrader", "init", nbcourse, "--force"], env)
     for exercise in exercises:
         run([BIN / "nbgrader", "generate_assignment", exercise.name, "--force", "--log-level=ERROR"], env, cwd=nbcourse)
-    packages = class_packages(course, args.students, args.seed)
+    if args.growth:
+        print_growth([grade_with_modlab(course, exercises, class_packages(course, size, args.seed, args.hanging),
+                                        nbcourse, work / f"class-{size}", env, args.jobs)
+                      for size in args.growth])
+        return 0
+    packages = class_packages(course, args.students, args.seed, args.hanging)
     klass = work / "class"
-    write_class(course, exercises, packages, nbcourse / "release", klass)
     print(f"class: {len(packages)} students ({', '.join(f'{n} {k}' for k, n in kinds(packages).items())})")
-
-    modlab = measure([BIN / "modlab", "--course", ROOT / "course.yaml", "grade", klass, "-j", args.jobs,
-                      "--out", work / "modlab-results"], env)
-    records = load_records(work / "modlab-results")
-    report = {"students": len(packages), "exercises": [e.id for e in exercises], "jobs": args.jobs,
-              "modlab": modlab_figures(modlab, records, args.jobs)}
+    report = grade_with_modlab(course, exercises, packages, nbcourse, klass, env, args.jobs)
+    records = report.pop("records")
     if args.nbgrader_sample:
-        sample = random.Random(args.seed).sample(sorted(packages), min(args.nbgrader_sample, len(packages)))
+        awake = sorted(s for s, package in packages.items() if package["kind"] != "hangs")  # nbgrader: 1 h each
+        sample = random.Random(args.seed).sample(awake, min(args.nbgrader_sample, len(awake)))
         report["nbgrader"] = grade_with_nbgrader(nbcourse, klass, sample, exercises, env, records)
     print_report(report)
     (work / "bench.json").write_text(json.dumps(report, indent=2))
@@ -98,15 +121,32 @@ def main() -> int:
     return 0
 
 
+def grade_with_modlab(course, exercises, packages: dict, nbcourse: Path, klass: Path, env: dict, jobs: int) -> dict:
+    """Write the class and grade it with ``modlab grade -j JOBS``: its figures, and its records."""
+    write_class(course, exercises, packages, nbcourse / "release", klass)
+    results = klass.parent / f"{klass.name}-results"
+    measured = measure([BIN / "modlab", "--course", ROOT / "course.yaml", "grade", klass, "-j", jobs,
+                        "--out", results], env)
+    records = load_records(results)
+    hanging = [s for s, package in packages.items() if package["kind"] == "hangs"]
+    return {"students": len(packages), "exercises": [e.id for e in exercises], "jobs": jobs,
+            "modlab": modlab_figures(measured, records, jobs, hanging), "records": records}
+
+
 # --- the class ----------------------------------------------------------------------------------
 
-def class_packages(course, count: int, seed: int) -> dict[str, dict]:
-    """student -> {"kind": ..., "files": {file: text}}: every student's whole package."""
+def class_packages(course, count: int, seed: int, hanging: int = 0) -> dict[str, dict]:
+    """student -> {"kind": ..., "files": {file: text}}: every student's whole package.
+
+    The first ``hanging`` students' every method sleeps; the rest are as the module says.
+    """
     reference = {p.name: p.read_text() for p in course.solutions.glob("*.py")}
     stubs = {p.name: p.read_text() for p in (ROOT / "exercises" / course.package).glob("*.py")}
     variants = buggy_variants(course)
-    students = {"reference": {"kind": "reference", "files": reference},
-                "stubs": {"kind": "stubs", "files": stubs}}
+    students = {f"hangs_{index}": {"kind": "hangs", "files": {name: text + SLEEPS for name, text in reference.items()}}
+                for index in range(hanging)}
+    students.update({"reference": {"kind": "reference", "files": reference},
+                     "stubs": {"kind": "stubs", "files": stubs}})
     for name, (file, text) in variants.items():
         students[f"bug_{name}"] = {"kind": "buggy variant", "files": {**reference, file: text}}
     for name, (file, code, how) in ADVERSARIAL.items():
@@ -228,7 +268,7 @@ def tests_seconds(records: dict[str, dict]) -> float:
     return sum(t["seconds"] for r in records.values() for e in r["exercises"] for t in e["tests"]) / len(records)
 
 
-def modlab_figures(measured: dict, records: dict[str, dict], jobs: int) -> dict:
+def modlab_figures(measured: dict, records: dict[str, dict], jobs: int, hanging: list[str]) -> dict:
     graded = len(records)
     per_submission = measured["wall_s"] * jobs / graded  # in one of the `jobs` processes
     return {
@@ -239,6 +279,9 @@ def modlab_figures(measured: dict, records: dict[str, dict], jobs: int) -> dict:
         "overhead_s_per_submission": round(per_submission - tests_seconds(records), 2),
         "cpu_s_per_submission": _per(measured["cpu_s"], graded),
         "peak_pss_mib": round(measured["peak_pss_mib"]), "mean_load_average": round(measured["load"], 1),
+        "hanging": len(hanging),
+        "hanging_s_each": round(tests_seconds({s: records[s] for s in hanging}), 1) if hanging else None,
+        "hanging_score": sum(e["score"] for s in hanging for e in records[s]["exercises"]) if hanging else None,
     }
 
 
@@ -318,11 +361,27 @@ def print_report(report: dict) -> None:
     width = [max(len(r[i]) for r in rows) for i in range(3)]
     for line in rows:
         print(f"{line[0]:<{width[0]}}  {line[1]:>{width[1]}}  {line[2]:>{width[2]}}")
+    if m["hanging"]:
+        print(f"{m['hanging']} hanging students (every method sleeps): {m['hanging_s_each']:.1f} s of grading each, "
+              f"in one process; scored {m['hanging_score']:g} in all")
     if n:
         print(f"nbgrader's whole class is extrapolated from its sample: {n['fixed_s']:.0f} s of start-up "
               f"({len(report['exercises'])} autograde runs) + {n['per_student_s']:.1f} s per student")
-        print(f"throughput ratio: modlab {m['per_minute'] / n['per_minute']:.1f}x nbgrader; "
-              f"nbgrader's scores equal modlab's: {n['agrees_with_modlab']}")
+        print(f"throughput on this machine: modlab {m['per_minute'] / n['per_minute']:.1f}x nbgrader "
+              f"(submissions per minute; modlab grades in {report['jobs']} processes, nbgrader's autograde in one)")
+        print(f"per process: modlab {n['process_s_per_submission'] / m['process_s_per_submission']:.1f}x nbgrader "
+              f"(time per submission in one process)")
+        print(f"nbgrader's scores equal modlab's: {n['agrees_with_modlab']}")
+
+
+def print_growth(reports: list[dict]) -> None:
+    """How modlab's cost grows with the class: time per submission and peak memory at each size."""
+    print("\nstudents  wall   per submission, one process  CPU per submission  peak PSS  load")
+    for report in reports:
+        m = report["modlab"]
+        print(f"{report['students']:>8}  {m['wall_s']:>4.0f} s  {m['process_s_per_submission']:>26.2f} s  "
+              f"{_shown(m['cpu_s_per_submission'], '{:.2f} s'):>18}  {m['peak_pss_mib']:>4} MiB  "
+              f"{m['mean_load_average']:.1f}")
 
 
 def _shown(value, form: str) -> str:
