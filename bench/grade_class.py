@@ -232,9 +232,14 @@ def measure(command: list, env: dict, cwd: Path | None = None) -> dict:
 
 
 class MemorySampler(threading.Thread):
-    """The peak of the summed PSS of a process and all its descendants, sampled."""
+    """The peak of the summed PSS of a process and all its descendants, sampled.
 
-    def __init__(self, pid: int, every: float = 0.25):
+    Reading a process's PSS makes the kernel walk its page tables, about 10 ms
+    for a process that has loaded torch: sampled every 0.25 s, a run's dozen
+    processes would take a third of a core from the run being measured.
+    """
+
+    def __init__(self, pid: int, every: float = 1.0):
         super().__init__(daemon=True)
         self.root, self.every, self.peak, self.done = psutil.Process(pid), every, 0, threading.Event()
         self.loads: list[float] = []  # other work on the machine slows both runs alike
