@@ -1,11 +1,12 @@
 # Two entry points, both starting from a fresh clone:
 #   make demo   create .venv, install, grade the reference and the stubs
 #   make test   create .venv, install, run the project's own tests
+#   make mutation  mutation testing of the grading-critical modules (docs/mutation.md)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install demo test build clean
+.PHONY: install demo test build mutation clean
 
 install: $(STAMP)
 
@@ -25,6 +26,11 @@ test: install
 
 build: install
 	$(BIN)/modlab build
+
+# Mutation testing (scripts/mutation.py, docs/mutation.md): each module group in turn, a few minutes each.
+mutation: install
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[instructor,mutation]'
+	$(BIN)/python scripts/mutation.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

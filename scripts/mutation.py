@@ -66,7 +66,12 @@ GROUPS = {
     "sandbox": Group(("modlab/isolation/sandbox/limits.py", "modlab/isolation/sandbox/environment.py"),
                      ("tests/test_sandbox_limits.py", "tests/test_env_scrub.py", "-k", "not worker_started")),
     "nbgrader": Group(("modlab/instructor/nbgrader/report.py", "modlab/instructor/nbgrader/notebook.py",
-                       "modlab/instructor/nbgrader/pipeline.py"), ("tests/test_nbgrader_scores.py",)),
+                       "modlab/instructor/nbgrader/pipeline.py"), ("tests/test_nbgrader_scores.py",),
+                      ("modlab.instructor.nbgrader.report.*", "modlab.instructor.nbgrader.notebook.*",
+                       "modlab.instructor.nbgrader.pipeline.x_score_outputs__mutmut_*",
+                       "modlab.instructor.nbgrader.pipeline.x__who__mutmut_*",
+                       "modlab.instructor.nbgrader.pipeline.xǁWriteScoreǁ*",
+                       "modlab.instructor.nbgrader.pipeline.xǁKeepOnlyScoreCellǁ*")),
 }
 
 # What a run needs besides the code: the course the tests load.
@@ -95,7 +100,7 @@ def setup_cfg(group: Group) -> str:
             "use_git_change_detection = false\n")
 
 
-def run_group(name: str, group: Group, children: int, survivors: bool) -> dict:
+def run_group(name: str, group: Group, children: int) -> dict:
     """Mutate one group in a scratch copy; the counts, and the survivors' names."""
     work = Path(tempfile.mkdtemp(prefix=f"modlab-mutation-{name}-"))
     try:
@@ -110,10 +115,8 @@ def run_group(name: str, group: Group, children: int, survivors: bool) -> dict:
         if done.returncode != 0:
             raise SystemExit(f"{name}: mutmut failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         statuses = _statuses(work, group)
-        listing = {}
-        if survivors:
-            listing = {m: subprocess.run([mutmut, "show", m], cwd=work, capture_output=True, text=True).stdout
-                       for m, status in statuses.items() if status != "killed"}
+        listing = {m: subprocess.run([mutmut, "show", m], cwd=work, capture_output=True, text=True).stdout
+                   for m, status in statuses.items() if status not in ("killed", "timeout")}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     counts: dict[str, int] = {}
@@ -147,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("groups", nargs="*", metavar="GROUP", help=f"groups to run (default: all): {', '.join(GROUPS)}")
     parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
-    parser.add_argument("--survivors", action="store_true", help="print the diff of every mutant not killed")
+    parser.add_argument("--survivors", action="store_true",
+                        help="print the diff of every mutant not killed (the figures file holds them too)")
     parser.add_argument("--tests", metavar="ARGS", type=shlex.split,
                         help="pytest arguments replacing the groups' own test selection, as one string "
                              "(e.g. to measure older tests: --tests 'tests/test_batch.py -k shards')")
@@ -159,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.groups or list(GROUPS):
         group = GROUPS[name] if not args.tests else dataclasses.replace(GROUPS[name], tests=tuple(args.tests))
-        figures = run_group(name, group, args.children, args.survivors)
+        figures = run_group(name, group, args.children)
         (args.out / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
         print(f"{name:<9} {figures['killed']:>4} killed of {figures['total']:>4} "
               f"({100 * figures['killed_share']:.1f} %), {figures['counts']}, {figures['seconds']} s", flush=True)

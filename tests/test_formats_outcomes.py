@@ -248,3 +248,35 @@ def test_write_outputs_writes_each_file_asked_for_and_no_other(course, ada, tmp_
     assert ET.fromstring(args.junit.read_text()).find("testsuite").get("failures") == "2"
     assert args.summary.read_text().startswith("### ada: 6.25 / 22")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "j.xml", "s.md"]
+
+
+def test_a_raised_failure_without_a_line_or_a_file_says_so():
+    no_line = Failure("raised", raised={"type": "KeyError", "message": "'w'", "file": "walk.py"})
+    assert no_line.problem() == "your mynn raised KeyError (walk.py:?): 'w'"
+    nowhere = Failure("raised", torch="3", raised={"type": "KeyError", "message": "'w'"})
+    assert nowhere.problem() == "torch.nn gave 3, your mynn raised KeyError: 'w'"
+    bare_import = Failure("import", message="did not import", raised={"type": "E", "message": "m", "file": "a.py"})
+    assert bare_import.problem() == "did not import: E (a.py:?): m"
+    assert Failure("raised", message="worker said nothing").problem() == "worker said nothing"
+    assert Failure("mismatch", torch="1", yours="2").problem() == "torch.nn gave 1, your mynn gave 2"
+
+
+def test_a_failures_text_joins_case_explanation_and_every_hint_in_order():
+    failure = Failure("raised", raised={"type": "E", "message": "m"}, smallest_case="[1]",
+                      explanation="still the stub", misconceptions=[{"id": "a", "text": "first"},
+                                                                    {"id": "b", "text": "second"}])
+    assert failure.text("lead") == ("lead: your mynn raised E: m. Smallest failing case: [1]. still the stub. "
+                                    "Hint: first; second")
+    assert failure.misconception_ids == ["a", "b"]
+    assert Failure("crash", message="a\n  b\tc").text() == "a b c"
+    long = Failure("crash", message="y" * 1000).text()
+    assert long == "y" * 897 + "..."
+
+
+def test_json_rounds_times_per_test_and_per_exercise(ada):
+    ada.exercises[0].tests[0].seconds = 0.123456
+    ada.exercises[0].seconds = 1.23456
+    data = ada.to_json()
+    assert data["exercises"][0]["tests"][0]["seconds"] == 0.1235 and data["exercises"][0]["seconds"] == 1.235
+    assert data["exercises"][0]["tests"][0]["max_score"] == 3.75
+    assert SubmissionResult.from_json(ada.to_json()).exercises[0].tests[0].seconds == 0.1235
