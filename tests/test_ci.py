@@ -575,3 +575,35 @@ def test_scores_are_posted_on_the_graded_commits_and_nothing_else(graded, class_
     assert auth == "Bearer status-token"
     assert body == {"state": "success", "description": "10.00 of 10 points", "context": CONTEXT}
     assert len(paths) == 4
+
+
+def test_the_workflows_own_grade_merge_and_report_commands_make_the_results_artifact(graded, grade_class, tmp_path,
+                                                                                    monkeypatch):
+    """The commands are taken from grade-class.yml itself, not retyped here, and run in a folder laid
+    out as the jobs' artifacts are (class/, shards/shard-N/): the artifact README lists comes out."""
+    pytest.importorskip("matplotlib", reason="the report step needs matplotlib (the instructor extra)")
+    shutil.copytree(graded / "class", tmp_path / "class")
+    monkeypatch.chdir(tmp_path)
+    runs = {step["name"]: step["run"] for _, _, step in steps(grade_class) if "run" in step}
+    [grading] = [list(modlab_invocations(s)) for s in runs.values() if ".venv/bin/modlab grade" in s]
+    for index in (1, 2):
+        [arguments] = grading
+        arguments = [f"{index}/2" if word == SAMPLE_VALUES["SHARD"] else word for word in arguments]
+        assert "--shard" in arguments and arguments[arguments.index("--out") + 1] == "results"
+        assert main([*COURSE, *arguments]) == 0
+        shutil.move("results", f"shards/shard-{index}")
+    merging = [s for s in runs.values() if ".venv/bin/modlab merge" in s]
+    assert len(merging) == 1
+    commands = list(modlab_invocations(merging[0])) + [c for s in runs.values() if "modlab report" in s
+                                                        for c in modlab_invocations(s)]
+    assert [c[0] for c in commands] == ["merge", "report"]
+    for arguments in commands:
+        arguments = [w for a in arguments for w in (sorted(map(str, Path("shards").iterdir())) if a == "shards/*"
+                                                      else [a])]
+        assert main([*COURSE, *arguments]) == 0
+    results = tmp_path / "results"
+    for name in ("gradebook.csv", "results.json", "junit.xml", "summary.md", "report/report.html",
+                 "gradescope/bob.json", "students/bob.json"):
+        assert (results / name).is_file(), name
+    assert (results / "gradebook.csv").read_bytes() == (graded / "results" / "gradebook.csv").read_bytes()
+    assert json.loads((results / "gradescope" / "bob.json").read_text())["score"] == 10.0

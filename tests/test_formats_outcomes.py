@@ -280,3 +280,24 @@ def test_json_rounds_times_per_test_and_per_exercise(ada):
     assert data["exercises"][0]["tests"][0]["seconds"] == 0.1235 and data["exercises"][0]["seconds"] == 1.235
     assert data["exercises"][0]["tests"][0]["max_score"] == 3.75
     assert SubmissionResult.from_json(ada.to_json()).exercises[0].tests[0].seconds == 0.1235
+
+
+def test_the_output_options_each_take_a_file_and_say_what_they_write():
+    import argparse
+    from pathlib import Path
+
+    from modlab.formats.outputs import add_output_options
+
+    parser = argparse.ArgumentParser()
+    add_output_options(parser)
+    options = {a.dest: a for a in parser._actions if a.dest != "help"}
+    assert sorted(options) == ["gradescope", "json", "junit", "summary"]
+    assert all(a.type is Path and a.metavar == "FILE" and a.option_strings == [f"--{d}"] for d, a in options.items())
+    assert {d: a.help for d, a in options.items()} == {
+        "json": "write the results as JSON",
+        "junit": "write JUnit XML, one testcase per grader test (CI test reports)",
+        "gradescope": "write Gradescope's results.json (hidden graders marked hidden)",
+        "summary": "write the score table as Markdown (e.g. for $GITHUB_STEP_SUMMARY)",
+    }
+    args = parser.parse_args(["--json", "a.json", "--summary", "s.md"])
+    assert (args.json, args.junit, args.gradescope, args.summary) == (Path("a.json"), None, None, Path("s.md"))
