@@ -9,12 +9,13 @@ values are written out by hand here, never computed by the code under test.
 import csv
 import io
 import json
+import os
 from xml.etree import ElementTree as ET
 
 import pytest
 
 from modlab.formats.csv import gradebook_csv
-from modlab.formats.feedback import check_report, failure_text
+from modlab.formats.feedback import check_report, fact_lines, failure_text
 from modlab.formats.gradescope import gradescope_results
 from modlab.formats.jsonfile import write_json
 from modlab.formats.junit import junit_xml
@@ -301,3 +302,91 @@ def test_the_output_options_each_take_a_file_and_say_what_they_write():
     }
     args = parser.parse_args(["--json", "a.json", "--summary", "s.md"])
     assert (args.json, args.junit, args.gradescope, args.summary) == (Path("a.json"), None, None, Path("s.md"))
+
+
+# --- the exact text of each table and file (checked by eye: numbers right-aligned, two spaces apart) ----
+
+def test_the_score_table_is_aligned_with_numbers_to_the_right(course, ada):
+    assert score_table(course, ada, feedback=False).split("\n") == [
+        "ex  title                          score  passed  failed  skipped",
+        "03  The recursive walk         6.25 / 10       2       2        1",
+        "04  __call__, hooks and modes  0.00 / 12       0       2        0",
+        "    total                      6.25 / 22"]
+    lines = score_table(course, ada).split("\n")
+    assert lines[4:7] == ["", "03 FAILED tied_once", "    tied weights once"]
+    assert lines[-1] == "04: your package did not import"
+
+
+def test_the_class_summary_is_aligned_with_numbers_to_the_right(course, ada, bob):
+    eve = SubmissionResult("eve", [ExerciseResult("03", 0.0, 10.0)])
+    assert class_summary(course, [ada, bob, eve], {"eve": "died"}).split("\n") == [
+        "ex  title                      mean  median  max  full  zero",
+        "03  The recursive walk         5.42    6.25   10     1     1",
+        "04  __call__, hooks and modes  0.00    0.00   12     0     1",
+        "    total                      5.42    6.25   22     0     1",
+        "", "3 students graded; grading failed for 1:", "  eve: died"]
+
+
+def test_the_markdown_summary_is_exactly_this(course, ada, bob):
+    assert markdown_summary(course, [ada, bob]) == (
+        "### ada: 6.25 / 22\n\n| exercise | score | passed | failed | skipped |\n| --- | ---: | ---: | ---: | ---: |\n"
+        "| 03 The recursive walk | 6.25 / 10 | 2 | 2 | 1 |\n| 04 __call__, hooks and modes | 0.00 / 12 | 0 | 2 | 0 |\n"
+        "\n<details><summary>failed tests</summary>\n\n- `03 tied_once`: tied: torch.nn gave ['a'] / yours\n"
+        "- `03 secret_walk`: hidden: raised\n- `04 hooks_run`: no import\n- `04 secret_hooks`: no import\n\n"
+        "</details>\n\n### bob: 10.00 / 10\n\n| exercise | score | passed | failed | skipped |\n"
+        "| --- | ---: | ---: | ---: | ---: |\n| 03 The recursive walk | 10.00 / 10 | 1 | 0 | 0 |\n")
+
+
+def test_junit_is_an_indented_utf8_document(bob):
+    assert junit_xml([bob]) == (
+        '<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="modlab">\n'
+        '  <testsuite name="bob.03" tests="1" failures="0" skipped="0" errors="0" time="0.000">\n'
+        '    <testcase classname="bob.exercise_03" name="own_members_first" time="0.000" />\n'
+        '  </testsuite>\n</testsuites>\n')
+
+
+def test_each_kind_of_failure_gets_its_labelled_lines():
+    def lines(failure, feedback=""):
+        return fact_lines(Test("t", FAILED, 0.0, 1.0, feedback=feedback, failure=failure))
+    assert lines(Failure("mismatch", torch="1", yours="2")) == [
+        "where   the whole result", "torch   1", "yours   2"]
+    assert lines(Failure("crash", message="the worker  died\n(signal 9)")) == ["crash   the worker died (signal 9)"]
+    assert lines(Failure("timeout", message="scenario exceeded 2 s", smallest_case="[]")) == [
+        "timeout scenario exceeded 2 s", "case    []"]
+    assert lines(Failure("import", message="did not import", explanation="fix calling.py",
+                         raised={"type": "E", "message": "m", "file": "calling.py", "line": 3})) == [
+        "raised  did not import: E (calling.py:3): m", "note    fix calling.py"]
+    assert lines(Failure("raised", raised={"type": "E", "message": "m"})) == ["raised  E: m"]
+    assert lines(Failure("raised", raised={"type": "E", "message": "m", "file": "a.py"})) == ["raised  E (a.py:?): m"]
+    assert lines(None, feedback="CUDA not available") == ["CUDA not available"] and lines(None) == []
+
+
+def test_a_json_file_is_two_space_indented_with_a_final_newline(tmp_path):
+    write_json(tmp_path / "new" / "deeper" / "a.json", {"a": [1], "é": "ü"})
+    assert (tmp_path / "new" / "deeper" / "a.json").read_bytes() == \
+        b'{\n  "a": [\n    1\n  ],\n  "\\u00e9": "\\u00fc"\n}\n'
+
+
+def test_a_file_is_written_beside_its_target_under_a_hidden_temporary_name(tmp_path, monkeypatch):
+    from modlab.formats import jsonfile
+    seen, real_replace = [], os.replace
+
+    def replace(source, destination):
+        seen.append((os.path.dirname(source), os.path.basename(source), open(source, encoding="utf-8").read()))
+        real_replace(source, destination)
+
+    monkeypatch.setattr(jsonfile.os, "replace", replace)
+    jsonfile.write_atomically(tmp_path / "out" / "grades.csv", "naïve,1\n")
+    [(folder, name, text)] = seen
+    assert folder == str(tmp_path / "out") and name.startswith(".grades.csv.") and name.endswith(".tmp")
+    assert text == "naïve,1\n" and (tmp_path / "out" / "grades.csv").read_bytes() == "naïve,1\n".encode()
+    assert os.listdir(tmp_path / "out") == ["grades.csv"]
+
+
+def test_gradescope_rounds_the_time_to_milliseconds_and_writes_two_decimals(ada):
+    ada.exercises[0].seconds = 1.0004
+    ada.exercises[0].score = 6.255
+    ada.exercises[1].score = 0.0004
+    data = gradescope_results(ada)
+    assert data["execution_time"] == 1.125 and data["score"] == 6.2554
+    assert data["output"] == "6.26 of 22 points"
