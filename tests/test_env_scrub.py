@@ -94,3 +94,37 @@ def test_a_worker_started_with_secrets_in_the_environment_finds_none(tmp_path):
     assert all(report["found"] == [] for report in reports), reports[0]
     assert not set(SECRETS) & set(reports[0]["names"])
     assert not [value for value in SECRETS.values() if value in done.stdout]
+
+
+def test_the_worker_keeps_only_its_connection_and_writes_to_dev_null():
+    from modlab.isolation.sandbox.environment import quiet_descriptors
+
+    read, keep = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: what it reports goes through the one descriptor it keeps; never back into pytest
+        try:
+            inherited = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)] + [os.dup2(read, 900)]
+            quiet_descriptors(keep)
+            still_open = [fd for fd in range(1024) if _is_open(fd)]
+            targets = [os.readlink(f"/proc/self/fd/{fd}") for fd in (0, 1, 2)]
+            os.write(keep, json.dumps({"open": still_open, "targets": targets, "inherited": inherited}).encode())
+        finally:
+            os._exit(0)
+    os.close(keep)
+    answer = b""
+    while chunk := os.read(read, 65536):
+        answer += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    seen = json.loads(answer)
+    assert seen["targets"] == ["/dev/null"] * 3
+    assert seen["open"] == [0, 1, 2, keep]
+    assert seen["inherited"][-1] == 900
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False

@@ -31,13 +31,15 @@ def in_child(payload, timeout: float = 30.0):
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
-        os.close(read)
         try:
-            answer = {"value": payload()}
-        except BaseException as error:  # what went wrong is the parent's to assert on
-            answer = {"error": f"{type(error).__name__}: {error}"}
-        os.write(write, json.dumps(answer).encode())
-        os._exit(0)
+            os.close(read)
+            try:
+                answer = {"value": payload()}
+            except BaseException as error:  # what went wrong is the parent's to assert on
+                answer = {"error": f"{type(error).__name__}: {error}"}
+            os.write(write, json.dumps(answer).encode())
+        finally:
+            os._exit(0)
     os.close(write)
     deadline = time.monotonic() + timeout
     chunks = []
