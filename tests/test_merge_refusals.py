@@ -172,3 +172,65 @@ def test_a_new_batch_sweeps_the_temporary_files_a_killed_run_left(tmp_path):
     store.begin({"shard": [1, 1], "students": ["ada"], "grading_key": KEY})
     assert [p.name for p in (tmp_path / "students").iterdir()] == ["ada.json"]
     assert store.manifest()["students"] == ["ada"]
+
+
+# --- where a class's submissions lie -------------------------------------------------------
+
+def test_a_class_is_found_in_either_layout_sorted_and_hidden_folders_skipped(course, tmp_path):
+    from modlab.batch.layout import class_root, find_submissions, is_class_folder
+
+    (tmp_path / "cy" / "mynn").mkdir(parents=True)
+    (tmp_path / "cy" / "mynn" / "walk.py").write_text("x = 1\n")
+    (tmp_path / "ada").mkdir()  # nothing handed in: still a student, zero for every exercise
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "notes.txt").write_text("not a student")
+    found = find_submissions(tmp_path, course)
+    assert [s.student for s in found] == ["ada", "cy"]
+    assert found[1].folder("03") == tmp_path / "cy" / "mynn"
+    assert [e for e, _ in found[1].folders] == [e.id for e in course.exercises]
+    assert is_class_folder(tmp_path, course) and not is_class_folder(tmp_path / "cy", course)
+    assert not is_class_folder(tmp_path / "notes.txt", course)
+    assert class_root(tmp_path) == tmp_path
+
+
+def test_nbgraders_submitted_folder_is_the_class(course, tmp_path):
+    from modlab.batch.layout import class_root, find_submissions
+
+    work = tmp_path / "submitted" / "bob" / "03_walk"
+    work.mkdir(parents=True)
+    (work / "walk.py").write_text("x = 1\n")
+    assert class_root(tmp_path) == tmp_path / "submitted"
+    [bob] = find_submissions(tmp_path, course)
+    assert bob.student == "bob" and bob.folder("03") == work
+
+
+def test_a_folder_holding_no_file_of_the_course_is_refused(course, tmp_path):
+    from modlab.batch.layout import find_submissions
+
+    (tmp_path / "ada" / "mynn").mkdir(parents=True)
+    (tmp_path / "ada" / "mynn" / "notes.py").write_text("")
+    with pytest.raises(ValueError, match=rf"^{tmp_path}: no submissions found \(expected {tmp_path}/<student>/mynn/ "
+                                         r"or nbgrader's submitted/<student>/<assignment>/\)$"):
+        find_submissions(tmp_path, course)
+
+
+def test_a_record_reads_back_with_what_it_was_graded_from(tmp_path):
+    store = ResultStore(tmp_path)
+    store.save(record("ada", 2.5, failure="exercise 03: RuntimeError: boom"))
+    data = json.loads(store.path("ada").read_text())
+    assert (data["grading_key"], data["submission_sha256"], data["failure"]) == \
+        (KEY, "sha-ada", "exercise 03: RuntimeError: boom")
+    back = store.load("ada")
+    assert back.student == "ada" and back.grading_key == KEY and back.submission_sha256 == "sha-ada"
+    assert back.failure == "exercise 03: RuntimeError: boom" and back.result.score == 2.5
+    assert store.load("bob") is None
+    del data["failure"]
+    store.path("old").write_text(json.dumps(data))
+    assert store.load("old").failure == ""  # records written before failures were recorded
+
+
+def test_the_gradebook_says_which_records_failed_to_grade(course, tmp_path):
+    store = ResultStore(tmp_path)
+    path = store.write_gradebook(course, [record("ada", 2.5), record("bob", 0.0, failure="worker died")])
+    assert path == tmp_path / "gradebook.csv"
+    assert path.read_text().splitlines()[1:] == ["ada,2.50,2.50,10,graded", "bob,0.00,0.00,10,grading failed: worker died"]
