@@ -234,3 +234,37 @@ def test_the_gradebook_says_which_records_failed_to_grade(course, tmp_path):
     path = store.write_gradebook(course, [record("ada", 2.5), record("bob", 0.0, failure="worker died")])
     assert path == tmp_path / "gradebook.csv"
     assert path.read_text().splitlines()[1:] == ["ada,2.50,2.50,10,graded", "bob,0.00,0.00,10,grading failed: worker died"]
+
+
+def test_one_shard_merges_alone_and_a_merge_can_be_run_again(course, tmp_path):
+    folder = shard(tmp_path / "s1", 1, 1, {"ada": 2.5})
+    merge_results(course, [folder], tmp_path / "out")
+    first = (tmp_path / "out" / "gradebook.csv").read_bytes()
+    merge_results(course, [folder], tmp_path / "out")  # into the same folder: the same result
+    assert (tmp_path / "out" / "gradebook.csv").read_bytes() == first
+    assert json.loads((tmp_path / "out" / "batch.json").read_text())["course"] == "modlab-nn"
+
+
+def test_the_first_shard_missing_is_named(course, tmp_path):
+    with pytest.raises(ValueError, match=r"^shard 1/2 missing: merge needs all 2$"):
+        merge_results(course, [shard(tmp_path / "s2", 2, 2, {"bob": 1.0})], tmp_path / "out")
+
+
+def test_refusals_name_the_first_five_students(course, tmp_path):
+    names = ["ann", "ben", "cat", "dan", "eli", "fox"]
+    folders = [shard(tmp_path / "s1", 1, 2, dict.fromkeys(names, 1.0)), shard(tmp_path / "s2", 2, 2, dict.fromkeys(names, 1.0))]
+    with pytest.raises(ValueError, match=r"^ann, ben, cat, dan, eli graded in two shards: "
+                                         r"were the shards cut from different classes\?$"):
+        merge_results(course, folders, tmp_path / "out")
+    lost = shard(tmp_path / "s3", 1, 1, dict.fromkeys(names, 1.0))
+    for name in names:
+        (lost / "students" / f"{name}.json").unlink()
+    with pytest.raises(ValueError, match=r"no record for 6 students \(ann, ben, cat, dan, eli\); grade them first$"):
+        merge_results(course, [lost], tmp_path / "out2")
+
+
+def test_different_graders_are_named_exactly(course, tmp_path):
+    folders = [shard(tmp_path / "s1", 1, 2, {"ada": 1.0}), shard(tmp_path / "s2", 2, 2, {"bob": 1.0}, key="f" * 16)]
+    with pytest.raises(ValueError, match=r"^the shards were graded with different graders, reference or options; "
+                                         r"grade them again$"):
+        merge_results(course, folders, tmp_path / "out")
