@@ -104,15 +104,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         graded = submissions(course, Path(folder))
         SPENT.clear()
-        started, cpu_started = time.perf_counter(), account.usage()
+        started, cpu_started, own_started = time.perf_counter(), account.usage(), time.process_time()
         for _ in range(args.repeat):
             for _, package in graded:
                 engine.grade_submission(course, package, options=options)
-        wall, cpu_used = time.perf_counter() - started, account.usage()
+        wall, cpu_used, own = time.perf_counter() - started, account.usage(), time.process_time() - own_started
     count = args.repeat * len(graded)
     stages = {stage: seconds for stage, seconds in SPENT.items() if not stage.startswith("_")}
     stages["other"] = wall - sum(stages.values())
-    cpu = f", CPU {(cpu_used - cpu_started) / count:.3f} s each (all processes)" if cpu_used is not None else ""
+    cpu = ""
+    if cpu_used is not None:
+        cpu = (f", CPU {(cpu_used - cpu_started) / count:.3f} s each (all processes: {own / count:.3f} s in the "
+               f"grading process, {(cpu_used - cpu_started - own) / count:.3f} s in the zygote and the workers)")
     print(f"{count} submissions ({', '.join(name for name, _ in graded)}), {wall / count:.3f} s each{cpu}")
     for stage, seconds in sorted(stages.items(), key=lambda item: -item[1]):
         print(f"  {stage:<42} {seconds / count:7.3f} s  {100 * seconds / wall:5.1f} %")
