@@ -343,8 +343,19 @@ class ExerciseGrading:
         own = list(exercise.files) if graft else sorted(sources)
         self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), reference_sources(course))
         if sources:
-            world = {"kind": "package", "package": course.package, "sources": sources, "own": own}
+            world = {"kind": "package", "package": course.package, "sources": sources, "own": own,
+                     "warm_cuda": self._runs_cuda()}
             self.worker = WorkerProcess(world, graders, limits=course.limits)
+
+    def _runs_cuda(self) -> bool:
+        """Whether this exercise runs CUDA cases here: its worker then makes its
+        CUDA context as soon as it starts (while the exercise before is graded)."""
+        if self.options.device == "cpu" or all(s.devices == ("cpu",) for s in self._scenarios()):
+            return False
+        return self.options.device == "cuda" or self.oracle.cuda
+
+    def _scenarios(self):
+        return load_scenarios(self.course, self.exercise, self.options.public_only)
 
     def __enter__(self) -> "ExerciseGrading":
         return self
@@ -364,7 +375,7 @@ class ExerciseGrading:
     def grade(self) -> ExerciseResult:
         """Grade every case of the exercise (as the options select them)."""
         started = time.monotonic()
-        cases = [case for s in load_scenarios(self.course, self.exercise, self.options.public_only) for case in s.cases()]
+        cases = [case for s in self._scenarios() for case in s.cases()]
         tests = self.check_all(cases)
         return _scored(self.exercise, cases, tests, started, self.error)
 
