@@ -18,7 +18,7 @@ import pytest
 from modlab.isolation.sandbox.environment import clean_environment, scrub_environment
 
 from conftest import ROOT
-from test_sandbox_limits import in_child
+from test_sandbox_limits import count_hits, in_child, mutmut_hits
 
 SECRETS = {"GITHUB_TOKEN": "ghp_" + uuid.uuid4().hex, "MODLAB_FETCH_TOKEN": "fetch-" + uuid.uuid4().hex,
            "COURSE_API_TOKEN": "course-" + uuid.uuid4().hex, "ACTIONS_RUNTIME_TOKEN": "rt-" + uuid.uuid4().hex}
@@ -107,7 +107,8 @@ def test_the_worker_keeps_only_its_connection_and_writes_to_dev_null():
             quiet_descriptors(keep)
             still_open = [fd for fd in range(1024) if _is_open(fd)]
             targets = [os.readlink(f"/proc/self/fd/{fd}") for fd in (0, 1, 2)]
-            os.write(keep, json.dumps({"open": still_open, "targets": targets, "inherited": inherited}).encode())
+            os.write(keep, json.dumps({"open": still_open, "targets": targets, "inherited": inherited,
+                                       "hits": mutmut_hits()}).encode())
         finally:
             os._exit(0)
     os.close(keep)
@@ -117,6 +118,7 @@ def test_the_worker_keeps_only_its_connection_and_writes_to_dev_null():
     os.close(read)
     os.waitpid(pid, 0)
     seen = json.loads(answer)
+    count_hits(seen["hits"])
     assert seen["targets"] == ["/dev/null"] * 3
     assert seen["open"] == [0, 1, 2, keep]
     assert seen["inherited"][-1] == 900
