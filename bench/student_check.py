@@ -1,19 +1,27 @@
-"""How long a student waits for ``modlab check NN``, and for ``modlab status``.
+"""How long a student waits for ``modlab check NN``: this tree against an older one, side by side.
 
-Writes a student kit holding the reference code (``modlab release`` without
-its leak scan, so it runs whatever the repository's state), then times each
-command as a student runs it: a fresh ``modlab`` process per check, with fork
-(Linux) and spawn (macOS, Windows) workers.
+Each side writes its own student kit with ``modlab release`` (so each runs
+the ``modlab`` its kit ships), puts the reference code in it, and times
+``modlab check NN`` as a student runs it: a fresh process each time, with
+fork workers (Linux). Runs alternate between the sides so that both meet the
+same load; the figure is the median. ``import torch`` alone is timed the same
+way: the floor, since a check cannot start before torch is loaded.
 
-    .venv/bin/python bench/student_check.py            # every exercise with public checks
-    .venv/bin/python bench/student_check.py 01 03      # just these
+    .venv/bin/python bench/student_check.py                    # this tree only
+    git worktree add /tmp/old <commit>
+    .venv/bin/python bench/student_check.py --old /tmp/old 01 03 --repeats 3
 
-Prints one line per exercise: wall seconds with fork and with spawn.
+The first check of each kit is not counted: it fills the kit's cache of
+torch.nn's answers (``.modlab/torch-nn/``), as a student's first check does.
+Prints the load average with the figures: other processes on the machine
+slow both sides.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,46 +29,61 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from modlab.course import load_course  # noqa: E402
-from modlab.instructor.release import kit_files  # noqa: E402
 
 
-def write_kit(course, folder: Path) -> Path:
-    for relpath, text in kit_files(course).items():
-        (folder / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (folder / relpath).write_text(text, encoding="utf-8")
-    for source in course.solutions.glob("*.py"):
-        shutil.copy(source, folder / course.package / source.name)
+def write_kit(tree: Path, folder: Path) -> Path:
+    """``modlab release`` of ``tree`` into ``folder``, with the reference code in its package."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    subprocess.run([sys.executable, "-m", "modlab", "--course", str(tree / "course.yaml"), "release", str(folder)],
+                   check=True, env=env, capture_output=True, text=True)
+    package = next(p for p in folder.iterdir() if (p / "__init__.py").is_file() and p.name != "modlab")
+    for source in (tree / "solutions" / package.name).glob("*.py"):
+        shutil.copy(source, package / source.name)
     return folder
 
 
-def timed(kit: Path, *args: str, start_method: str | None = None) -> tuple[float, str]:
-    env = {k: v for k, v in os.environ.items() if k != "MODLAB_START_METHOD"}
-    if start_method:
-        env["MODLAB_START_METHOD"] = start_method
+def timed(kit: Path, *args: str) -> tuple[float, str]:
+    """Wall seconds of ``python ARGS`` run in ``kit`` (its own modlab), and its last line."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MODLAB_START_METHOD")}
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "modlab", *args], cwd=kit, env=env, capture_output=True, text=True)
-    last = (done.stdout.strip().splitlines() or [done.stderr.strip()])[-1]
+    done = subprocess.run([sys.executable, *args], cwd=kit, env=env, capture_output=True, text=True)
+    last = (done.stdout.strip().splitlines() or [done.stderr.strip() or "ok"])[-1]
     return time.monotonic() - started, last
 
 
-def main(wanted: list[str]) -> int:
-    course = load_course(ROOT / "course.yaml")
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("exercises", nargs="*", help="exercise ids (default: 01 03 05 08)")
+    parser.add_argument("--old", type=Path, help="an older tree of this repository (a git worktree)")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    wanted = args.exercises or ["01", "03", "05", "08"]
+    trees = {"new": ROOT, **({"old": args.old.resolve()} if args.old else {})}
     with tempfile.TemporaryDirectory() as folder:
-        kit = write_kit(course, Path(folder))
-        exercises = [e for e in course.exercises if (kit / "graders" / f"test_{e.name}.py").is_file()
-                     and (not wanted or e.id in wanted)]
-        print(f"{'ex':<4}{'fork':>8}{'spawn':>8}  result")
-        for exercise in exercises:
-            fork, result = timed(kit, "check", exercise.id, start_method="fork")
-            spawn, _ = timed(kit, "check", exercise.id, start_method="spawn")
-            print(f"{exercise.id:<4}{fork:>7.1f}s{spawn:>7.1f}s  {result}")
-        status, _ = timed(kit, "status")
-        print(f"modlab status: {status:.1f} s")
+        kits = {side: write_kit(tree, Path(folder) / side) for side, tree in trees.items()}
+        print(f"load average before: {load()}")
+        floor = [timed(kits["new"], "-c", "import torch")[0] for _ in range(args.repeats)]
+        print(f"import torch: {statistics.median(floor):.2f} s (median of {args.repeats})")
+        print(f"{'ex':<4}" + "".join(f"{side:>9}" for side in kits) + "  result (new)")
+        for exercise in wanted:
+            runs = {side: [] for side in kits}
+            result = ""
+            for side, kit in kits.items():
+                timed(kit, "-m", "modlab", "check", exercise)  # the first check fills the cache
+            for _ in range(args.repeats):
+                for side, kit in kits.items():
+                    seconds, last = timed(kit, "-m", "modlab", "check", exercise)
+                    runs[side].append(seconds)
+                    result = last if side == "new" else result
+            print(f"{exercise:<4}" + "".join(f"{statistics.median(runs[side]):>8.2f}s" for side in kits)
+                  + f"  {result}")
+        print(f"load average after: {load()}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

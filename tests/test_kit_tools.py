@@ -80,3 +80,23 @@ def test_a_lesson_cell_on_a_stub_says_what_to_write_in_one_line(tmp_path):
     assert stub == ("NotImplementedError: still the stub: fill in __new__ in mynn/parameter.py (exercise 01), "
                     "then restart the kernel and run this cell again (Python imports a module once)\n")
     assert "Traceback" in other and "ValueError: mine" in other  # any other error keeps its traceback
+
+
+def test_torch_nns_answers_are_kept_per_version_of_everything_they_depend_on(tmp_path):
+    kit = kit_copy(tmp_path / "kit", reference=("parameter.py",))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def check() -> str:  # each check a process of its own, as a student runs them
+        done = subprocess.run([sys.executable, "-m", "modlab", "check", "01"], cwd=kit, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    check()
+    [kept] = (kit / ".modlab" / "torch-nn").glob("torch-*.json")
+    grader = kit / "graders" / "test_01_parameter.py"
+    assert "9 of 9 public checks passed" in check()  # the second check reads them
+    grader.write_text(grader.read_text() + "\n# edited\n")
+    assert "9 of 9 public checks passed" in check()
+    [renewed] = (kit / ".modlab" / "torch-nn").glob("torch-*.json")
+    assert renewed != kept  # another grader: another file, and the old one is gone

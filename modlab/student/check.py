@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import sys
 import threading
+from pathlib import Path
 
 from modlab.course import Exercise
 from modlab.errors import UsageError
 from modlab.records import ExerciseResult
 
 from .workspace import Workspace, require_files, require_valid_syntax, utc_now
+
+# torch.nn's answers to the public checks, kept between checks (see modlab.engine.Oracle).
+ORACLE_CACHE = Path(".modlab") / "torch-nn"
 
 
 def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> ExerciseResult:
@@ -50,7 +54,8 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
         raise UsageError(f"exercise {exercise.id} has no public checks in this course folder "
                          f"(graders/test_{exercise.name}.py is missing)")
     result = grade_exercise(workspace.course, exercise, workspace.package_dir,
-                            GradeOptions(mode=WHOLE, device=device, public_only=True))
+                            GradeOptions(mode=WHOLE, device=device, public_only=True,
+                                         oracle_cache=workspace.root / ORACLE_CACHE))
     if not result.tests:
         raise UsageError(f"exercise {exercise.id} has no public checks")
     _record(workspace, exercise, result)
