@@ -8,6 +8,7 @@ of kept variables.
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -104,8 +105,14 @@ def test_the_worker_keeps_only_its_connection_and_writes_to_dev_null():
     if pid == 0:  # the child: what it reports goes through the one descriptor it keeps; never back into pytest
         try:
             inherited = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)] + [os.dup2(read, 900)]
+            os.dup2(read, 0)  # whatever stdin was, the worker's is /dev/null
+            # a soft limit above 65536 (allowed as root), and a descriptor up there
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            if hard == resource.RLIM_INFINITY or hard >= 70_001:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (70_001, hard))
+                inherited.append(os.dup2(read, 70_000))
             quiet_descriptors(keep)
-            still_open = [fd for fd in range(1024) if _is_open(fd)]
+            still_open = [fd for fd in range(resource.getrlimit(resource.RLIMIT_NOFILE)[0]) if _is_open(fd)]
             targets = [os.readlink(f"/proc/self/fd/{fd}") for fd in (0, 1, 2)]
             os.write(keep, json.dumps({"open": still_open, "targets": targets, "inherited": inherited,
                                        "hits": mutmut_hits()}).encode())
