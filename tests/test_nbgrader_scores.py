@@ -125,5 +125,38 @@ def test_a_notebook_without_exactly_one_score_cell_is_not_scored(course, count):
 
 
 def test_writing_a_score_needs_the_trusted_grade_first(course):
-    with pytest.raises(GradingFailed, match="needs GradeSubmission earlier"):
+    with pytest.raises(GradingFailed, match=r"^WriteScore needs GradeSubmission earlier in "
+                                            r"Autograde\.autograde_preprocessors$"):
         preprocessor(WriteScore).preprocess(notebook_with(score_cell(course, course.exercise("03"))), dict(WHO))
+
+
+def test_the_feedback_is_printed_whole_with_a_final_newline(course):
+    exercise = course.exercise("03")
+    [text, _] = score_outputs({"exercise": exercise, "result": walk()})
+    assert text["text"] == score_text(exercise, walk()) + "\n"
+
+
+def test_the_score_cell_names_every_file_of_the_exercise(course):
+    exercise = next(e for e in course.exercises if len(e.files) > 1)
+    assert ", ".join(f"mynn/{name}" for name in exercise.files) in score_cell(course, exercise).source
+    assert "mynn/layers.py, mynn/printing.py" in score_cell(course, course.exercise("08")).source
+
+
+def test_what_the_pipeline_ignores_or_removes_is_logged(course, caplog):
+    caplog.set_level(logging.INFO, logger="test")
+    preprocessor(KeepOnlyScoreCell).preprocess_cell(marked("mine"), WHO, 4)
+    noisy = nbformat.v4.new_code_cell("import sys; print('x', file=sys.stderr)")
+    noisy.outputs = [nbformat.v4.new_output("stream", name="stderr", text="x\n")]
+    quiet = nbformat.v4.new_markdown_cell("text")
+    notebook = notebook_with(quiet, noisy, score_cell(course, course.exercise("03")))
+    preprocessor(WriteScore).preprocess(notebook, {**WHO, "modlab": graded(course, 1.0)})
+    assert caplog.messages == [
+        "ada 03_walk: cell 4 carries nbgrader marks the assignment never gave it; removed",
+        "ada 03_walk: cells [1] wrote to stderr or raised; ignored, the score comes from the graders"]
+
+
+def test_a_clean_notebook_logs_nothing(course, caplog):
+    caplog.set_level(logging.INFO, logger="test")
+    notebook = notebook_with(nbformat.v4.new_code_cell("x = 1"), score_cell(course, course.exercise("03")))
+    preprocessor(WriteScore).preprocess(notebook, {**WHO, "modlab": graded(course, 1.0)})
+    assert caplog.messages == []

@@ -54,4 +54,5 @@ def test_skipped_tests_leave_the_maximum_whole_and_an_error_is_kept():
 def test_the_time_taken_is_measured_from_the_start(monkeypatch):
     import modlab.engine as engine
     monkeypatch.setattr(engine.time, "monotonic", lambda: 12.5)
-    assert _scored(SimpleNamespace(id="01", points=1), [case(1)], [Test("t", PASSED, 0, 0)], started=10.0).seconds == 2.5
+    result = _scored(SimpleNamespace(id="01", points=1), [case(1)], [Test("t", PASSED, 0, 0)], started=10.0)
+    assert result.seconds == 2.5 and result.error == ""  # no error unless one is given
