@@ -127,6 +127,7 @@ def run_group(name: str, group: Group, children: int) -> dict:
             "total": len(statuses), "killed": killed, "killed_share": round(killed / max(len(statuses), 1), 4),
             "seconds": round(seconds), "date": time.strftime("%Y-%m-%d"),
             "not_killed": sorted(m for m, s in statuses.items() if s not in ("killed", "timeout")),
+            "statuses": dict(sorted(statuses.items())),
             "diffs": listing}
 
 

@@ -105,3 +105,52 @@ def test_hidden_scenarios_and_solution_regions_are_read_from_the_course(course):
     lines = (course.solutions / first_file).read_text().splitlines()
     assert lines[int(first_line) - 2].strip() == "### BEGIN SOLUTION"
     assert " ".join(lines[int(first_line) - 1].split()) == regions[0][1][:len(" ".join(lines[int(first_line) - 1].split()))]
+
+
+def test_the_kit_is_staged_hidden_beside_its_folder_even_when_that_folder_is_new(course, monkeypatch, tmp_path):
+    staged = []
+
+    def copy_tool(target):
+        staged.append(target.parent)
+        target.mkdir(parents=True)
+
+    monkeypatch.setattr(release, "kit_files", lambda given: {"a/b/c.txt": "naïve\n"} if given is course else {})
+    monkeypatch.setattr(release, "_copy_tool", copy_tool)
+    out = tmp_path / "new" / "deeper" / "kit"
+    assert [str(p) for p in build_release(course, out)] == ["a/b/c.txt"]
+    [staging] = staged
+    assert staging.parent == out.parent and staging.name.startswith(".kit.")
+    assert (out / "a" / "b" / "c.txt").read_bytes() == "naïve\n".encode()
+    assert os.listdir(out.parent) == ["kit"]
+
+
+def test_a_refusal_lists_the_first_five_leaks(course, kit, tmp_path, a_hidden_scenario):
+    for name in "abcdef":
+        kit[f"{name}.md"] = a_hidden_scenario
+    with pytest.raises(ReleaseError) as refused:
+        build_release(course, tmp_path / "kit")
+    assert str(refused.value) == ("the kit would leak 6 secret(s), nothing written: " + "; ".join(
+        f"{name}.md: hidden scenario {a_hidden_scenario}" for name in "abcde"))
+
+
+def test_a_name_is_found_at_a_notebook_cells_start_and_in_a_file_that_is_not_utf8(course, tmp_path,
+                                                                                a_hidden_scenario):
+    cells = [{"source": ["print(1)"]}, {"source": [a_hidden_scenario + "(nn)"]}]
+    (tmp_path / "lesson.ipynb").write_text(json.dumps({"cells": cells}))
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe " + a_hidden_scenario.encode() + b" \x80")
+    assert find_leaks(course, tmp_path) == [f"blob.bin: hidden scenario {a_hidden_scenario}",
+                                            f"lesson.ipynb: hidden scenario {a_hidden_scenario}"]
+
+
+def test_every_solution_region_of_a_file_is_read_whitespace_collapsed(tmp_path):
+    from types import SimpleNamespace
+
+    body = "    return torch.Tensor._make_subclass(cls, data, requires_grad)"  # 59 characters collapsed
+    short = "x" * 47 + "y"  # exactly 48: long enough
+    (tmp_path / "a.py").write_text(
+        "def f():\n    ### BEGIN SOLUTION\n" + body + "\n        # and more\n    ### END SOLUTION\n"
+        "def g():\n    ### BEGIN SOLUTION\n    " + short + "\n    ### END SOLUTION\n"
+        "def h():\n    ### BEGIN SOLUTION\n    pass  # too short to tell\n    ### END SOLUTION\n")
+    assert solution_regions(SimpleNamespace(solutions=tmp_path)) == [
+        ("a.py:3", "return torch.Tensor._make_subclass(cls, data, requires_grad) # and more"),
+        ("a.py:8", short)]
