@@ -87,5 +87,20 @@ def exercise_folder(folder: Path, course: Course, exercise: Exercise) -> Path:
     return candidates[0] if candidates[0].is_dir() else folder / exercise.name
 
 
+def student_of(package_dir: Path, course: Course) -> str:
+    """Whose package this is, as records name the student: the folder holding the
+    package, or, in nbgrader's layout (``submitted/ada/03_walk/mynn/``), the folder
+    holding the assignment's.
+
+    Example::
+
+        student_of(Path("submitted/ada/03_walk/mynn"), course)   # -> 'ada'
+        student_of(Path("class/bob/mynn"), course)               # -> 'bob'
+    """
+    holder = Path(package_dir).resolve().parent
+    assignments = {name for exercise in course.exercises for name in (exercise.name, exercise.id, exercise.slug)}
+    return holder.parent.name if holder.name in assignments else holder.name
+
+
 def _holds_any(folder: Path, exercises) -> bool:
     return any((folder / name).is_file() for exercise in exercises for name in exercise.files)

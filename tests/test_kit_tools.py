@@ -1,9 +1,12 @@
 """The kit's own helpers: the one-line warning of a torch other than the
-course's (in ``modlab check`` and ``modlab doctor``), and the lesson
-notebooks' one-line message for a stub."""
+course's (in ``modlab check`` and ``modlab doctor``), the lesson notebooks'
+one-line message for a stub, torch.nn's answers kept between checks; and, on
+nbgrader's side, an assignment's earlier work, paths and student ids."""
 import importlib.metadata
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -100,3 +103,42 @@ def test_torch_nns_answers_are_kept_per_version_of_everything_they_depend_on(tmp
     assert "9 of 9 public checks passed" in check()
     [renewed] = (kit / ".modlab" / "torch-nn").glob("torch-*.json")
     assert renewed != kept  # another grader: another file, and the old one is gone
+
+
+def test_an_nbgrader_assignment_brings_in_the_students_earlier_work(tmp_path):
+    from modlab.student.lesson import bring_earlier_work
+
+    stubs = ROOT / "exercises" / "mynn"
+    for assignment in ("01_parameter", "02_registration", "03_walk"):
+        shutil.copytree(stubs, tmp_path / assignment / "mynn")
+    finished = (ROOT / "solutions" / "mynn" / "parameter.py").read_text()
+    (tmp_path / "01_parameter" / "mynn" / "parameter.py").write_text(finished)
+    (tmp_path / "03_walk" / "mynn" / "walk.py").write_text("# my own start\n")
+    assert bring_earlier_work(tmp_path / "03_walk") == ["mynn/parameter.py: your work from ../01_parameter/ (exercise 01)"]
+    assert (tmp_path / "03_walk" / "mynn" / "parameter.py").read_text() == finished
+    assert (tmp_path / "03_walk" / "mynn" / "registration.py").read_text() == (stubs / "registration.py").read_text()
+    assert (tmp_path / "03_walk" / "mynn" / "walk.py").read_text() == "# my own start\n"  # work here is kept
+    assert bring_earlier_work(tmp_path / "01_parameter") == []  # nothing comes from a later exercise
+    assert bring_earlier_work(tmp_path / "03_walk") == []  # once brought in, it is the student's file here
+
+
+def test_check_outside_a_course_names_no_absolute_path(tmp_path, monkeypatch, capsys):
+    assignment = tmp_path / "autograded" / "ada" / "01_parameter"
+    assignment.mkdir(parents=True)
+    monkeypatch.chdir(assignment)
+    assert main(["check", "01"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("modlab check: error: no course.yaml in this folder or any folder above it")
+    assert str(tmp_path) not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("layout", ["{student}/01_parameter/mynn", "{student}/01_parameter", "{student}/mynn"])
+def test_a_graded_record_names_the_student_in_nbgraders_layout_and_a_class(tmp_path, layout):
+    for student in ("ada", "bob"):
+        package = tmp_path / "submitted" / layout.format(student=student)
+        package.mkdir(parents=True)
+        shutil.copy(ROOT / "solutions" / "mynn" / "parameter.py", package)
+        out = tmp_path / f"{student}.json"
+        assert main(["--course", str(ROOT / "course.yaml"), "grade", str(package.parent if layout.endswith("mynn")
+                     else package), "--exercise", "01", "--json", str(out)]) == 0
+        assert json.loads(out.read_text())["student"] == student

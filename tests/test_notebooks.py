@@ -1,5 +1,6 @@
 """Lesson notebooks: built from lessons/, kept in sync, and run top to bottom
-with a real kernel against the reference solution."""
+with a real kernel against the reference solution, and against the stubs
+(where every error a cell shows is a stub's one line)."""
 import ast
 import asyncio
 import dataclasses
@@ -61,6 +62,13 @@ def executed(course, tmp_path_factory):
     return asyncio.run(_run_all(kit, graded))
 
 
+@pytest.fixture(scope="module")
+def on_stubs(course, tmp_path_factory):
+    """Every notebook run in a fresh kit, as a student first opens it: ``{id: (notebook, error, seconds)}``."""
+    kit = kit_copy(tmp_path_factory.mktemp("notebooks") / "stubs")
+    return asyncio.run(_run_all(kit, course.exercises))
+
+
 async def _run_all(kit, exercises):
     limit = asyncio.Semaphore(PARALLEL_KERNELS)
 
@@ -93,3 +101,19 @@ def test_notebook_runs_top_to_bottom_on_the_reference(executed, exercise_id):
     last = "".join(o.get("text", "") for o in notebook.cells[-1].outputs)
     assert f"exercise {exercise_id}: " in last and "(all passed)" in last, last
     print(f"notebook {exercise_id}: {seconds:.1f} s")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+def test_notebook_runs_top_to_bottom_on_the_stubs(on_stubs, exercise_id):
+    notebook, error, seconds = on_stubs[exercise_id]
+    assert error is None, error
+    shown = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    for output in shown:
+        assert output.ename == "NotImplementedError" and len(output.traceback) == 1, output.traceback
+        assert output.traceback[0].startswith("NotImplementedError: still the stub: fill in "), output.traceback
+    if exercise_id != "01":  # 01's lesson shows torch.nn before the student's Parameter
+        assert shown, "a lesson's cells run the student's package"
+    last = "".join(o.get("text", "") for o in notebook.cells[-1].outputs)
+    assert f"exercise {exercise_id}: " in last and "failed" in last, last
+    print(f"notebook {exercise_id} on the stubs: {seconds:.1f} s")

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from modlab.course import find_course_file, load_course
+from modlab.course import CourseError, find_course_file, load_course
 
 EPILOG = """\
 examples:
@@ -38,8 +38,20 @@ def add_workspace_option(sub) -> None:
 
 def student_course(args):
     """The course: ``--course``, else the course.yaml nearest above ``--path``
-    (or above the current folder)."""
-    return load_course(args.course or find_course_file(args.path))
+    (or above the current folder).
+
+    Raises:
+        CourseError: no course.yaml there, said with the folder as the student
+            named it (a notebook's check cell runs wherever the notebook was
+            copied to, a path that means nothing to the student).
+    """
+    try:
+        course_file = args.course or find_course_file(args.path)
+    except CourseError:
+        where = "this folder" if args.path is None else str(args.path)
+        raise CourseError(f"no course.yaml in {where} or any folder above it: run modlab inside your "
+                          f"course kit, the folder holding course.yaml (or pass --course FILE)") from None
+    return load_course(course_file)
 
 
 def run_check(args) -> int:

@@ -39,7 +39,7 @@ def register(commands) -> None:
 def run_grade(args) -> int:
     from modlab.batch.layout import is_class_folder
     from modlab.engine import GradeOptions, grade_submission
-    from modlab.folders import package_folder
+    from modlab.folders import package_folder, student_of
     from modlab.formats.table import score_table
     from modlab.formats.terminal import Progress
 
@@ -51,7 +51,7 @@ def run_grade(args) -> int:
     exercises = [course.exercise(e) for e in args.exercise] if args.exercise else list(course.exercises)
     with Progress("grading", len(exercises)) as progress:
         result = grade_submission(course, package_dir, exercises, GradeOptions(device=args.device),
-                                  progress=lambda graded: progress.advance(exercise_note(graded)))
+                                  student=student_of(package_dir, course), progress=lambda graded: progress.advance(exercise_note(graded)))
     print(score_table(course, result))
     write_outputs(args, course, [result])
     return cuda_status(args, [result])

@@ -13,10 +13,17 @@ Any other exception keeps its usual traceback. The cells that run the
 student's code carry the ``raises-exception`` tag (see
 :mod:`modlab.instructor.notebooks`), so "Run All" goes on past them.
 
+In nbgrader's layout, each exercise is an assignment folder of its own
+(``01_parameter/``, ``03_walk/``), each holding the whole package, the
+files of other exercises as stubs. Loading the extension first brings in
+the student's own work of earlier exercises (:func:`bring_earlier_work`), so
+the package a lesson runs is the student's as it stands.
+
 May import: :mod:`modlab.grading.explain` (the stub's explanation).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from modlab.grading.explain import Graded, explain_raised, stub_function
@@ -24,9 +31,60 @@ from modlab.grading.explain import Graded, explain_raised, stub_function
 AFTER = "then restart the kernel and run this cell again (Python imports a module once)"
 
 
+# A stub's marker: `raise NotImplementedError("exercise 03: named_modules")`.
+STUB_MARK = re.compile(r'NotImplementedError\("exercise (\d+):')
+
+
 def load_ipython_extension(ipython) -> None:
-    """IPython's hook for ``%load_ext modlab.student.lesson``: explain stubs' errors."""
+    """IPython's hook for ``%load_ext modlab.student.lesson``: bring in earlier work, explain stubs' errors."""
+    for line in bring_earlier_work(Path.cwd()):
+        print(line)
     ipython.set_custom_exc((NotImplementedError,), _show)
+
+
+def bring_earlier_work(assignment: Path, package: str = "mynn") -> list[str]:
+    """Replace each stub file of ``assignment``'s package by the student's finished
+    file from the assignment folder of its exercise, beside this one.
+
+    A file is brought in only where this copy is still a stub of an earlier
+    exercise and the student's own copy, in that exercise's folder
+    (``../01_parameter/mynn/parameter.py``, or beside its notebook), holds no
+    stub of it any more. Nothing else is touched, so work done here is kept.
+
+    Returns:
+        One line per file brought in, naming where it came from.
+
+    Example::
+
+        bring_earlier_work(Path("~/03_walk").expanduser())
+        # ['mynn/parameter.py: your work from ../01_parameter/ (exercise 01)']
+    """
+    this = assignment.name.split("_")[0]
+    brought = []
+    for stub in sorted((assignment / package).glob("*.py")) if this.isdigit() else []:
+        exercise = _stub_of(stub)
+        found = _finished(assignment.parent, exercise, package, stub.name) if exercise and exercise < this else None
+        if found is not None:
+            folder, own = found
+            stub.write_text(own.read_text(encoding="utf-8"), encoding="utf-8")
+            brought.append(f"{package}/{stub.name}: your work from ../{folder.name}/ (exercise {exercise})")
+    return brought
+
+
+def _stub_of(path: Path) -> str | None:
+    """The exercise a file is the stub of (all its markers name it), or None."""
+    marks = set(STUB_MARK.findall(path.read_text(encoding="utf-8", errors="replace")))
+    return marks.pop() if len(marks) == 1 else None
+
+
+def _finished(parent: Path, exercise: str, package: str, name: str) -> tuple[Path, Path] | None:
+    """The folder of ``exercise`` and the student's copy of ``name`` in it, once it is no stub of it."""
+    for folder in sorted(parent.glob(f"{exercise}_*")):
+        for own in (folder / package / name, folder / name):
+            if own.is_file() and f'NotImplementedError("exercise {exercise}:' not in own.read_text(
+                    encoding="utf-8", errors="replace"):
+                return folder, own
+    return None
 
 
 def stub_explanation(error: BaseException, traceback) -> str:

@@ -7,7 +7,7 @@
       gradebook.db                one assignment per exercise, with its due date
       source/01_parameter/
         01_parameter.ipynb        the lesson notebook + one locked, graded score cell
-        mynn/parameter.py         the student's file for the exercise, as a stub
+        mynn/                     the whole package as stubs; the exercise's files are graded
 
 ``source/`` holds only what students may see: stubs, never solutions, and no
 grader at all; the graders stay in the course repository, where the autograde
@@ -40,8 +40,18 @@ Scores come from modlab's graders, run on the submitted .py files outside the
 student's kernel; see the "Instructors" section of modlab's README.
 """
 import os
+import warnings
+
+import zmq
+from sqlalchemy.exc import SAWarning
 
 from modlab.instructor.nbgrader import pipeline
+
+# nbgrader 0.9.6's autograde reads a new submission's notebooks while SQLAlchemy
+# autoflushes it half-made, which warns ("Object of type <SubmittedAssignment> not
+# in session, add operation ... will not proceed"); nbgrader adds it to the session
+# right after, so no grade is lost. Only that warning is hidden.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\\w+> not in session", category=SAWarning)
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 here = os.path.dirname(os.path.abspath(__file__))
@@ -67,6 +77,10 @@ c.GenerateFeedback.preprocessors = pipeline.FEEDBACK
 
 # Running the notebook only shows its outputs; a cell past this many seconds is interrupted.
 c.Execute.timeout = {cell_timeout}
+# The kernel's connection is encrypted (CurveZMQ, where its kernelspec supports it,
+# as ipykernel's does), so it does not warn that it runs over plain TCP.
+if zmq.has("curve"):
+    c.KernelManager.transport_encryption = "auto"
 c.Execute.startup_timeout = 60
 # Late outputs cannot change a score here, so they need not fail the submission.
 c.Execute.raise_on_iopub_timeout = False
@@ -119,13 +133,16 @@ def write_config(course: Course, folder: Path, settings: Settings, stubs: dict[s
 
 
 def write_assignment(course: Course, exercise: Exercise, folder: Path, stubs: dict[str, str]) -> list[Path]:
-    """The exercise's notebook and its student files, as stubs."""
+    """The exercise's notebook and the whole package as stubs: the lesson's cells
+    run all of it, and its first cell brings in the student's own files of
+    earlier exercises (:func:`modlab.student.lesson.bring_earlier_work`). Only
+    the exercise's own files are graded (``Autograde.exclude_overwriting``)."""
     package = folder / course.package
     package.mkdir(parents=True, exist_ok=True)
     notebook = folder / f"{exercise.name}.ipynb"
     nbformat.write(assignment_notebook(course, exercise, build_notebook(course, exercise)), notebook)
     written = [notebook]
-    for name in student_files(exercise, stubs):
+    for name in sorted(stubs):
         (package / name).write_text(stubs[name], encoding="utf-8")
         written.append(package / name)
     return written

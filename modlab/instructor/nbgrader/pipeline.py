@@ -32,7 +32,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput,
                                     DeduplicateIds, Execute, GetGrades, IgnorePattern, LimitOutput,
                                     NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
-from traitlets import Enum, Unicode
+from traitlets import Enum, List, Unicode
 
 from modlab.course import Course, load_course
 from modlab.engine import GradeOptions, grade_exercise
@@ -138,6 +138,18 @@ class WriteScore(NbGraderPreprocessor):
         return nb, resources
 
 
+class ClearHiddenTestRegions(ClearHiddenTests):
+    """nbgrader's ``ClearHiddenTests``, configurable as nbconvert configures every preprocessor.
+
+    nbconvert's exporters set ``display_data_priority`` for all preprocessors;
+    nbgrader's base preprocessor redeclares it as not configurable, so
+    ``ClearHiddenTests`` warned about it in every ``generate_feedback``
+    (nbgrader's ``GetGrades`` declares it configurable, as here).
+    """
+
+    display_data_priority = List(NbGraderPreprocessor.class_traits()["display_data_priority"].default()).tag(config=True)
+
+
 def score_outputs(graded: dict) -> list:
     """The feedback as printed text, then the score as the cell's value (nbgrader's partial credit)."""
     exercise, result = graded["exercise"], graded["result"]
@@ -174,4 +186,4 @@ AUTOGRADE = [GradeSubmission, ExecuteNotebook, IgnorePattern, ClearMetadataPrepr
              WriteScore, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # GenerateFeedback.preprocessors: nbgrader's default shows hidden test regions.
-FEEDBACK = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+FEEDBACK = [GetGrades, ClearHiddenTestRegions, CSSHTMLHeaderPreprocessor]
