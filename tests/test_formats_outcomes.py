@@ -390,3 +390,14 @@ def test_gradescope_rounds_the_time_to_milliseconds_and_writes_two_decimals(ada)
     data = gradescope_results(ada)
     assert data["execution_time"] == 1.125 and data["score"] == 6.2554
     assert data["output"] == "6.26 of 22 points"
+
+
+def test_records_edge_cases_read_and_written_as_they_are():
+    assert Failure("crash", message="z" * 900).text() == "z" * 900  # at the limit: whole
+    assert Failure("import", message="did not import", raised={"type": "E", "message": "m"}).problem() == \
+        "did not import: E: m"
+    older = {"student": "ada", "exercises": [{"id": "03", "score": 1.0, "max_score": 1.0, "error": "", "seconds": 0.0,
+                                              "tests": [{"name": "t", "outcome": PASSED, "score": 1.0,
+                                                         "max_score": 1.0}]}]}
+    [test] = SubmissionResult.from_json(older).exercises[0].tests  # a record without failure fields
+    assert test.failure is None and test.name == "t"
