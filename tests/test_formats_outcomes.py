@@ -401,3 +401,35 @@ def test_records_edge_cases_read_and_written_as_they_are():
                                                          "max_score": 1.0}]}]}
     [test] = SubmissionResult.from_json(older).exercises[0].tests  # a record without failure fields
     assert test.failure is None and test.name == "t"
+
+
+def test_fractions_to_four_places_a_passed_checks_empty_output_and_exact_messages(course, ada, bob, tmp_path):
+    ada.exercises[0].tests[0] = Test("own_members_first", PASSED, 2 / 3, 2 / 3, public=True, doc="a description")
+    ada.exercises[1].score = 1 / 3 - 6.25  # the total: 1/3
+    data = gradescope_results(ada)
+    assert data["tests"][0]["score"] == data["tests"][0]["max_score"] == 0.6667
+    assert data["tests"][0]["output"] == "" and data["score"] == 0.3333
+    write_outputs(Options(gradescope=tmp_path / "gs.json"), course, [bob])
+    assert (tmp_path / "gs.json").read_text().startswith('{\n  "score": 10.0,\n  "execution_time"')
+    with pytest.raises(ValueError, match=r"^--gradescope describes one submission; grade one at a time$"):
+        write_outputs(Options(gradescope=tmp_path / "gs.json"), course, [ada, bob])
+
+
+def test_the_summary_counts_full_marks_exactly_and_aligns_wide_means(course, bob):
+    near = SubmissionResult("dee", [ExerciseResult("03", 9.5, 10.0), ExerciseResult("04", 0.0, 12.0)])
+    bob.exercises.append(ExerciseResult("04", 0.0, 12.0))
+    assert class_summary(course, [bob, near], {}).split("\n")[:4] == [
+        "ex  title                      mean  median  max  full  zero",
+        "03  The recursive walk         9.75    9.75   10     1     0",  # 9.5 of 10 is not full marks
+        "04  __call__, hooks and modes  0.00    0.00   12     0     2",
+        "    total                      9.75    9.75   22     0     0"]
+    bob.exercises.pop()
+    assert class_summary(course, [bob], {}).split("\n")[:2] == [  # "mean" stands right, over "10.00"
+        "ex  title                mean  median  max  full  zero",
+        "03  The recursive walk  10.00   10.00   10     1     0"]
+
+
+def test_the_score_table_goes_on_past_an_exercise_that_could_not_be_graded(course, ada):
+    ada.exercises.reverse()  # 04, which did not import, first
+    text = score_table(course, ada)
+    assert "04: your package did not import" in text and "03 FAILED tied_once" in text
