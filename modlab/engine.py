@@ -522,13 +522,21 @@ class ExerciseGrading:
         _passing_specs[key] = drawn
 
     def _replay(self, case: Case, specs: list) -> bool:
-        """Compare on the specs a passing search draws, in its order, asked in one stream.
+        """Compare on the specs a passing search draws, in its order.
 
         Returns True if all pass: the search would draw just these and pass.
         Returns False at the first that fails in a way worth shrinking, for
         the search to find the smallest failing spec. Raises the failures
         that stop a search, as the search would at that same spec.
+
+        The first spec is asked alone, the rest in one stream: a stub, or a
+        submission that fails at once, then leaves no stream running that its
+        worker would have to be ended (and started again) for.
         """
+        return all(self._replay_stream(case, chunk) for chunk in (specs[:1], specs[1:]) if chunk)
+
+    def _replay_stream(self, case: Case, specs: list) -> bool:
+        """:meth:`_replay` on these specs, asked in one stream."""
         requests = [run_request(case, case.arguments(spec)) for spec in specs]
         timeout = self.course.limits.scenario_timeout_s
         self._start_clock()
