@@ -106,11 +106,12 @@ def test_the_worker_keeps_only_its_connection_and_writes_to_dev_null():
         try:
             inherited = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)] + [os.dup2(read, 900)]
             os.dup2(read, 0)  # whatever stdin was, the worker's is /dev/null
-            # a soft limit above 65536 (allowed as root), and a descriptor up there
-            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-            if hard == resource.RLIM_INFINITY or hard >= 70_001:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (70_001, hard))
+            # a descriptor limit above 65536 (root may raise it), and a descriptor up there
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (70_001, 70_001))
                 inherited.append(os.dup2(read, 70_000))
+            except (ValueError, OSError):
+                pass  # not allowed here: the descriptors below the limit are still checked
             quiet_descriptors(keep)
             still_open = [fd for fd in range(resource.getrlimit(resource.RLIMIT_NOFILE)[0]) if _is_open(fd)]
             targets = [os.readlink(f"/proc/self/fd/{fd}") for fd in (0, 1, 2)]
@@ -128,7 +129,7 @@ def test_the_worker_keeps_only_its_connection_and_writes_to_dev_null():
     count_hits(seen["hits"])
     assert seen["targets"] == ["/dev/null"] * 3
     assert seen["open"] == [0, 1, 2, keep]
-    assert seen["inherited"][-1] == 900
+    assert 900 in seen["inherited"]
 
 
 def _is_open(fd: int) -> bool:
