@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,10 +134,7 @@ def run_group(name: str, group: Group, children: int) -> dict:
 
 def _statuses(work: Path, group: Group) -> dict[str, str]:
     """Each mutant's status, read from mutmut's result files (``mutants/<file>.meta``)."""
-    sys.path.insert(0, str(Path(sys.executable).parent.parent))
-    from fnmatch import fnmatch
-
-    from mutmut.stats import status_by_exit_code
+    from mutmut.stats import status_by_exit_code  # mutmut's own reading of its exit codes
 
     statuses = {}
     for file in group.files:
