@@ -109,6 +109,9 @@ def test_the_kit_pins_what_it_installs_to_the_courses_versions(course, kit):
     assert kit_pins["torch"] == course_pins["torch"] == "2.13.0"
     assert set(kit_pins) == {"torch", "numpy", "pyyaml", "hypothesis", "rich"}
     assert all(kit_pins[name] == course_pins[name] for name in kit_pins)
+    for ci in (".github/workflows/check.yml", ".gitlab-ci.yml"):  # the kit's CI installs the same way
+        assert "pip install -c constraints.txt --extra-index-url https://download.pytorch.org/whl/cpu ." in \
+            (kit / ci).read_text(), ci
 
 
 def test_the_leak_scan_finds_the_instructors_folder(course, tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 
 from modlab.course import Course
+from modlab.instructor.student_readme import install_command
 
 GITHUB_WORKFLOW = ".github/workflows/check.yml"
 GITLAB_PIPELINE = ".gitlab-ci.yml"
@@ -57,8 +58,8 @@ jobs:
         uses: {setup_python}
         with:
           python-version: "{python}"
-      - name: Install the kit's modlab
-        run: python -m pip install .
+      - name: Install the kit's modlab, pinned to the course's versions, with torch for the CPU
+        run: {install}
       - name: Public checks of every exercise
         run: |
 {script}
@@ -72,7 +73,7 @@ public-checks:
   image: python:{python}
   timeout: 30 minutes
   script:
-    - python -m pip install .
+    - {install}
     - |
 {script}
 """
@@ -88,8 +89,10 @@ def kit_ci_files(course: Course) -> dict[str, str]:
     """
     return {
         GITHUB_WORKFLOW: GITHUB_TEMPLATE.format(checkout=CHECKOUT, setup_python=SETUP_PYTHON, python=PYTHON,
+                                                install=install_command("."),
                                                 script=_indent(check_script(course, summary=True), 10)),
-        GITLAB_PIPELINE: GITLAB_TEMPLATE.format(python=PYTHON, script=_indent(check_script(course), 6)),
+        GITLAB_PIPELINE: GITLAB_TEMPLATE.format(python=PYTHON, install=install_command("."),
+                                                script=_indent(check_script(course), 6)),
     }
 
 
