@@ -10,8 +10,12 @@ that still holds from one the student's edits have made stale.
 A student runs a check dozens of times an hour, and most of its time is two
 processes importing torch: this one, which compares, and the workers' zygote,
 which runs the scenarios. So the check refuses bad input first, without
-loading torch, then starts the zygote, and only then loads the engine, so
-that both imports run at once.
+loading torch, then starts the zygote as soon as the isolation layer is
+loaded (which loads torch here), and only then loads the engine, the grader
+and Hypothesis, while the zygote loads torch. The workers load only this
+exercise's grader, and torch.nn's answers are kept on disk between checks
+(``.modlab/torch-nn/``, see :class:`modlab.engine.Oracle`), so a check
+mostly starts one worker, the submission's.
 """
 from __future__ import annotations
 
@@ -66,8 +70,8 @@ def start_workers() -> None:
     """Start the zygote that workers are forked from, in the background.
 
     Where workers are forked, the engine would start the zygote at its first
-    scenario, after this process has loaded torch, the engine and the
-    graders; started here, it loads torch while this process does. Where
+    scenario, after this process has loaded the engine and the grader;
+    started here, it loads torch while this process loads them. Where
     workers are spawned there is no zygote to start.
     """
     from modlab.isolation.process import start_method
