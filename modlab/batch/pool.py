@@ -27,8 +27,7 @@ from multiprocessing.connection import wait
 from typing import Callable
 
 from modlab.engine import oracles_after_fork
-from modlab.isolation.process import start_method
-from modlab.isolation.zygote import adopt, zygote
+from modlab.isolation.zygote import adopt, start_method, zygote
 
 from .grading import Batch
 from .layout import Submission

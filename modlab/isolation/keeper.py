@@ -17,7 +17,7 @@ import socket
 import sys
 from multiprocessing.connection import Connection
 
-from .protocol import receive_frame, send_frame
+from .frames import receive_frame, send_frame
 from .sandbox import Policy, make_workdir
 from .sandbox.environment import quiet_descriptors
 from .sandbox.landlock import prepare

@@ -33,7 +33,7 @@ from . import tamper
 from .protocol import ProtocolError, check_answer, check_hello, has_observation, observation, parse_answer
 from .sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
 from .worker import serve
-from .zygote import zygote
+from .zygote import start_method, zygote
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 STOP_TIMEOUT = 10.0
@@ -53,18 +53,6 @@ class WorkerFailed(Exception):
 
 class SandboxFailed(RuntimeError):
     """The worker could not be confined: this machine's fault, not the submission's."""
-
-
-def start_method() -> str:
-    """``fork`` where the platform has it, unless MODLAB_START_METHOD says otherwise.
-
-    Grading processes are started this way; workers come from the zygote
-    unless this says ``spawn``.
-    """
-    wanted = os.environ.get("MODLAB_START_METHOD")
-    if wanted:
-        return wanted
-    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 class WorkerProcess:

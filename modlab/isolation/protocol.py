@@ -1,7 +1,6 @@
 """What crosses a process boundary, and the checks on what comes back.
 
-Between the grading process and the zygote: JSON frames on a Unix socket,
-a frame may carry file descriptors (the ends of a new worker's sockets).
+Between the grading process and the zygote: JSON frames (:mod:`.frames`).
 Between the grading process and a worker: JSON over a
 :class:`multiprocessing.connection.Connection` (length-prefixed bytes; no
 pickle). Everything a worker sends is untrusted: :func:`check_answer` looks
@@ -14,58 +13,16 @@ import base64
 import binascii
 import json
 import math
-import socket
-import struct
 
 import torch
 
 from modlab.grading.observe import DICT, FLOAT, OBJECT, RAISED, TENSOR, TUPLE
 
-MAX_FRAME = 1 << 20
+from .frames import ProtocolError
+
 MAX_DEPTH = 120  # observations nest at most 50 levels; tuples and dicts add one each
 TENSOR_KEYS = {"class": str, "module": str, "dtype": str, "shape": list, "device": str,
                "requires_grad": bool, "data": str}
-
-
-class ProtocolError(Exception):
-    """A worker answered something that is not a well-formed answer."""
-
-
-# -- frames between the grading process and the zygote -------------------------
-
-def send_frame(sock: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
-    """Send one JSON message, and with it ``fds`` (passed as SCM_RIGHTS)."""
-    body = json.dumps(message).encode()
-    frame = struct.pack("!I", len(body)) + body
-    sent = socket.send_fds(sock, [frame], list(fds)) if fds else sock.send(frame)
-    if sent < len(frame):
-        sock.sendall(frame[sent:])
-
-
-def receive_frame(sock: socket.socket, max_fds: int = 0) -> tuple[dict | None, list[int]]:
-    """One message and the descriptors that came with it; ``(None, [])`` at EOF."""
-    head, fds = b"", []
-    while len(head) < 4:
-        if max_fds:
-            chunk, more, _, _ = socket.recv_fds(sock, 4 - len(head), max_fds)
-            fds += more
-        else:
-            chunk = sock.recv(4 - len(head))
-        if not chunk:
-            for fd in fds:
-                socket.close(fd)
-            return None, []
-        head += chunk
-    (size,) = struct.unpack("!I", head)
-    if size > MAX_FRAME:
-        raise ProtocolError(f"frame of {size} bytes")
-    body = b""
-    while len(body) < size:
-        chunk = sock.recv(size - len(body))
-        if not chunk:
-            raise ProtocolError("frame cut short")
-        body += chunk
-    return json.loads(body), fds
 
 
 # -- a worker's answers --------------------------------------------------------

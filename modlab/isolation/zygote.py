@@ -29,6 +29,7 @@ gone.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -36,13 +37,25 @@ import sys
 import threading
 from multiprocessing.connection import Connection
 
-from .protocol import receive_frame, send_frame
+from .frames import receive_frame, send_frame
 from .sandbox.environment import clean_environment
 
 START_TIMEOUT = 300.0  # importing torch on a cold GPU runner takes a while
 BOOT = ("import json, socket, sys; s = socket.socket(fileno={fd}); "
         "sys.path[:] = json.loads(s.makefile('rb', buffering=0).readline()); "
         "from modlab.isolation.keeper import main; main(s)")
+
+
+def start_method() -> str:
+    """``fork`` where the platform has it, unless MODLAB_START_METHOD says otherwise.
+
+    Grading processes are started this way; workers come from the zygote
+    unless this says ``spawn``.
+    """
+    wanted = os.environ.get("MODLAB_START_METHOD")
+    if wanted:
+        return wanted
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 class ZygoteFailed(RuntimeError):

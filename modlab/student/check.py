@@ -74,8 +74,7 @@ def start_workers() -> None:
     started here, it loads torch while this process loads them. Where
     workers are spawned there is no zygote to start.
     """
-    from modlab.isolation.process import start_method
-    from modlab.isolation.zygote import ZygoteFailed, zygote
+    from modlab.isolation.zygote import ZygoteFailed, start_method, zygote
 
     def start() -> None:
         try:
@@ -101,7 +100,7 @@ def _record(workspace: Workspace, exercise: Exercise, result: ExerciseResult) ->
 
 def platform_note() -> str:
     """One line on what this platform lacks for checks, or '' where nothing."""
-    from modlab.isolation.process import start_method
+    from modlab.isolation.zygote import start_method
 
     lacks = []
     method = start_method()

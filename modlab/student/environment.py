@@ -9,7 +9,7 @@ import torch
 from modlab import __version__
 from modlab.course import Course
 from modlab.engine import oracle_for
-from modlab.isolation.process import start_method
+from modlab.isolation.zygote import start_method
 
 
 def describe(course: Course) -> list[tuple[str, str]]:
