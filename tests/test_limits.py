@@ -94,8 +94,8 @@ def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(course, t
 
 @pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
 def test_a_sleep_that_wakes_is_not_taken_for_a_hang():
-    """Sleeping a quarter second at a time is slow but alive; never running at all is not."""
-    script = "import time\nwhile True:\n    time.sleep(0.25)"
+    """Sleeping a tenth of a second at a time is slow but alive; never running at all is not."""
+    script = "import time\nwhile True:\n    time.sleep(0.1)"
     waking = subprocess.Popen([sys.executable, "-c", script])
     sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:

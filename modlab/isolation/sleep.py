@@ -1,7 +1,7 @@
 """Telling a worker that sleeps from one that computes: whether its threads run, from ``/proc``.
 
 A scenario that takes long because the submission computes slowly gets its
-whole timeout. A worker none of whose threads has run for half a second, asleep
+whole timeout. A worker none of whose threads has run for a quarter second, asleep
 in the kernel, while a scenario waits for its answer is waiting on nothing the
 scenario gave it (no scenario sleeps, reads input or waits on another
 process): it would sleep to the end of its timeout, and a submission whose
@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-ASLEEP_AFTER_S = 0.5  # no thread run for this long: the scenario is waiting on nothing
+ASLEEP_AFTER_S = 0.25  # no thread run for this long: the scenario is waiting on nothing
 SAMPLE_S = 0.1  # how often a waiting grading process looks; each look is one read of /proc
 
 
