@@ -12,7 +12,7 @@ import pytest
 from modlab.course import Limits
 from modlab.engine import MAX_TIMEOUTS, GradeOptions, grade_exercise
 from modlab.isolation.process import _size
-from modlab.isolation.protocol import ProtocolError, check_answer, parse_answer
+from modlab.isolation.protocol import ProtocolError, check_answer, observation, parse_answer
 from modlab.isolation.sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
 from modlab.isolation.sandbox import environment, landlock, namespaces, seccomp
 from modlab.isolation.sandbox.libc import libc
@@ -211,32 +211,40 @@ def test_what_holds_is_reported(quick):
         assert held["files"].startswith("Landlock")
 
 
+def observed(value) -> str:
+    return json.dumps(value)
+
+
 @pytest.mark.parametrize("answer, problem", [
-    ({"observation": {"$tensor": {"class": "Tensor", "module": "torch", "dtype": "float32", "shape": [2],
-                                  "device": "cpu", "requires_grad": False, "data": "AAAA"}}}, "does not fill"),
-    ({"observation": {"$tensor": {"class": "Tensor"}}}, "malformed tensor"),
-    ({"observation": {"$tensor": {"class": "Tensor", "module": "torch", "dtype": "Tensor", "shape": [],
-                                  "device": "cpu", "requires_grad": False, "data": ""}}}, "unknown dtype"),
-    ({"observation": {"$secret": 1}}, "unknown observation tag"),
-    ({"observation": [float("nan")]}, "non-finite"),
-    ({"observation": {"$dict": [["a"]]}}, "malformed mapping"),
+    ({"observed": observed({"$tensor": {"class": "Tensor", "module": "torch", "dtype": "float32", "shape": [2],
+                                        "device": "cpu", "requires_grad": False, "data": "AAAA"}})}, "does not fill"),
+    ({"observed": observed({"$tensor": {"class": "Tensor"}})}, "malformed tensor"),
+    ({"observed": observed({"$tensor": {"class": "Tensor", "module": "torch", "dtype": "Tensor", "shape": [],
+                                        "device": "cpu", "requires_grad": False, "data": ""}})}, "unknown dtype"),
+    ({"observed": observed({"$secret": 1})}, "unknown observation tag"),
+    ({"observed": observed([float("nan")])}, "non-finite"),
+    ({"observed": observed({"$dict": [["a"]]})}, "malformed mapping"),
+    ({"observed": "{"}, "not JSON"),
+    ({"observed": 1}, "not text"),
     ({"raised": {"type": "X"}}, "neither"),
-    ({"observation": 1, "tamper": "no"}, "malformed tamper"),
+    ({"observed": "1", "tamper": "no"}, "malformed tamper"),
+    # the worker sending this side's reading of its text, to skip the checks of the reading
+    ({"observed": "1", "observation": {"$secret": 1}}, "already read"),
 ])
 def test_malformed_answers_are_refused(answer, problem):
     with pytest.raises(ProtocolError, match=problem):
-        check_answer(answer)
+        observation(check_answer(answer))
 
 
 def test_answers_too_deep_or_not_objects_are_refused():
     for raw in (b"[" * 100_000 + b"]" * 100_000, b"[1, 2]", b"{"):
         with pytest.raises(ProtocolError):
             parse_answer(raw)
-    deep = {"observation": 1}
+    deep = 1
     for _ in range(200):
-        deep["observation"] = [deep["observation"]]
+        deep = [deep]
     with pytest.raises(ProtocolError, match="too deep"):
-        check_answer(deep)
+        observation(check_answer({"observed": observed(deep)}))
 
 
 @pytest.mark.skipif(not ROOTED, reason="a root of binds needs root")

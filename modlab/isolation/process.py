@@ -260,7 +260,7 @@ class WorkerProcess:
             raise WorkerFailed(tamper.explain(answer["tamper"], "called"), TAMPER)
         if has_observation(answer):
             # Read only if torch.nn is named in it: a submission's own objects never are.
-            if tamper.TORCH_NN in answer.get("observed", tamper.TORCH_NN):
+            if tamper.TORCH_NN in answer["observed"]:
                 found = tamper.torch_nn_types(observation_of(answer))
                 if found:
                     raise WorkerFailed(tamper.explain(found, "returned objects of"), TAMPER)

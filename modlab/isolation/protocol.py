@@ -68,14 +68,14 @@ def check_answer(answer: dict) -> dict:
     does is the same text as torch's, and needs no reading at all.
 
     Raises:
-        ProtocolError: neither, or an observation that is not plain data in
-            the shape :mod:`modlab.grading.observe` makes.
+        ProtocolError: neither, an observation that is not text, or one the
+            worker claims to have read for this side.
     """
+    if "observation" in answer:  # this side's reading of the text (see observation): never sent
+        raise ProtocolError("the worker's answer holds an observation already read")
     if "observed" in answer:
         if not isinstance(answer["observed"], str):
             raise ProtocolError("the worker's observation is not text")
-    elif "observation" in answer:
-        _check_value(answer["observation"], 0)
     elif not _is_raised(answer.get("raised")):
         raise ProtocolError("the worker's answer holds neither an observation nor an exception")
     tamper = answer.setdefault("tamper", [])
@@ -102,7 +102,7 @@ def observation(answer: dict):
 
 
 def has_observation(answer: dict) -> bool:
-    return "observed" in answer or "observation" in answer
+    return "observed" in answer
 
 
 def _is_raised(raised) -> bool:
