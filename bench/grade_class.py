@@ -44,7 +44,6 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import CpuAccount  # noqa: E402
 from modlab.course import load_course  # noqa: E402
-from modlab.grading.loader import grader_file  # noqa: E402
 from modlab.instructor.variants import load_variants  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -91,7 +90,7 @@ def main() -> int:
     if 0 < args.nbgrader_sample < 3:
         parser.error("--nbgrader-sample: at least 3, to tell nbgrader's start-up from its cost per student")
     course = load_course(ROOT / "course.yaml")
-    exercises = [e for e in course.exercises if grader_file(course, e).is_file()]
+    exercises = [e for e in course.exercises if course.grader_file(e).is_file()]
     work = args.workdir or Path(tempfile.mkdtemp(prefix="modlab-bench-"))
     env = isolated_environment(work)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "

@@ -92,6 +92,10 @@ class Course:
     def graders(self) -> Path:
         return self.root / "graders"
 
+    def grader_file(self, exercise: Exercise) -> Path:
+        """The grader file of ``exercise``: ``graders/test_NN_slug.py``."""
+        return self.graders / f"test_{exercise.name}.py"
+
 
 def find_course_file(start: Path | None = None) -> Path:
     """The nearest ``course.yaml`` at or above ``start`` (default: the cwd)."""

@@ -26,7 +26,7 @@ from modlab.course import Course, Exercise
 from modlab.grading.compare import Difference, compare, show
 from modlab.grading.evidence import Evidence
 from modlab.grading.explain import Graded, explain_raised, stub_function
-from modlab.grading.loader import grader_file, load_scenarios
+from modlab.grading.loader import load_scenarios
 from modlab.grading.misconceptions import detect
 from modlab.grading.observe import RAISED as RAISED_TAG
 from modlab.grading.scenario import Case
@@ -233,7 +233,7 @@ def oracles_after_fork() -> None:
 
 
 def all_grader_files(course: Course) -> list[str]:
-    return [str(grader_file(course, e)) for e in course.exercises if grader_file(course, e).is_file()]
+    return [str(course.grader_file(e)) for e in course.exercises if course.grader_file(e).is_file()]
 
 
 def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode: str) -> dict[str, str]:
@@ -338,7 +338,7 @@ class ExerciseGrading:
         self.course, self.exercise, self.options = course, exercise, options
         # A student's check needs its own exercise's grader only: loading them all
         # costs seconds (08's imports torch._dynamo) that a check would wait for.
-        graders = [str(grader_file(course, exercise))] if options.public_only else all_grader_files(course)
+        graders = [str(course.grader_file(exercise))] if options.public_only else all_grader_files(course)
         self.oracle = oracle_for(course, graders, options.oracle_cache)
         self.deadline: float | None = None  # set when the submission's code first runs
         self.error, self.worker = "", None

@@ -9,7 +9,7 @@ import pytest
 
 from modlab.cli import main
 from modlab.course import load_course
-from modlab.grading.loader import grader_file, load_scenarios
+from modlab.grading.loader import load_scenarios
 from modlab.instructor.build import BuildError
 from modlab.pins import read_pins
 from modlab.instructor.release import ReleaseError, build_release, find_leaks, public_only, solution_regions
@@ -56,7 +56,7 @@ def test_the_kit_leaks_no_hidden_scenario_and_no_solution(course, kit):
 
 
 def test_the_leak_scan_finds_planted_secrets(course, kit, tmp_path):
-    hidden = next(s.name for e in course.exercises if grader_file(course, e).is_file()
+    hidden = next(s.name for e in course.exercises if course.grader_file(e).is_file()
                   for s in load_scenarios(course, e) if not s.public)
     where, region = solution_regions(course)[0]
     (tmp_path / "notes.md").write_text(f"psst: {hidden}\n")
@@ -122,10 +122,10 @@ def test_the_leak_scan_finds_the_instructors_folder(course, tmp_path):
 
 def test_released_graders_hold_exactly_the_public_scenarios(course, kit):
     for exercise in course.exercises:
-        if not grader_file(course, exercise).is_file():
+        if not course.grader_file(exercise).is_file():
             continue
         public = [s.name for s in load_scenarios(course, exercise) if s.public]
-        path = kit / "graders" / grader_file(course, exercise).name
+        path = kit / "graders" / course.grader_file(exercise).name
         assert path.is_file() == bool(public), exercise.id
         if public:
             tree = ast.parse(path.read_text())

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from modlab import __version__
 from modlab.course import Course, Exercise
 from modlab.engine import GradeOptions, grade_exercise, grade_in_turn, whole_package
-from modlab.grading.loader import grader_file, load_scenarios
+from modlab.grading.loader import load_scenarios
 from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
 
 from .layout import Submission
@@ -40,7 +40,7 @@ class Batch:
             "modlab": __version__, "options": asdict(self.options), "limits": asdict(self.course.limits),
             "exercises": [[e.id, e.points, list(e.files)] for e in self.exercises],
         }, sort_keys=True).encode())
-        files = [grader_file(self.course, e) for e in self.exercises] + sorted(self.course.solutions.glob("*.py"))
+        files = [self.course.grader_file(e) for e in self.exercises] + sorted(self.course.solutions.glob("*.py"))
         for path in files:
             digest.update(f"\0{path.name}\0".encode() + path.read_bytes())
         return digest.hexdigest()[:16]

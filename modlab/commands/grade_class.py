@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from modlab.course import Course
 from modlab.errors import UsageError
 from modlab.formats.outputs import write_outputs
-from modlab.grading.loader import grader_file
 from modlab.records import GRADING_FAILED
 
 from .options import cuda_status
@@ -85,7 +84,7 @@ def chosen_exercises(args, course: Course):
     """The exercises asked for; by default every exercise that has a grader."""
     if args.exercise:
         return [course.exercise(e) for e in args.exercise]
-    graded = [e for e in course.exercises if grader_file(course, e).is_file()]
+    graded = [e for e in course.exercises if course.grader_file(e).is_file()]
     ungraded = [e.id for e in course.exercises if e not in graded]
     if ungraded:
         print(f"modlab grade: no grader yet for exercise {', '.join(ungraded)}: not graded", file=sys.stderr)

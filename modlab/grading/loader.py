@@ -11,10 +11,6 @@ from modlab.course import Course, Exercise
 from .scenario import Scenario, scenarios_of
 
 
-def grader_file(course: Course, exercise: Exercise) -> Path:
-    return course.graders / f"test_{exercise.name}.py"
-
-
 def import_grader(path: str | Path) -> None:
     """Import one grader file (once per process)."""
     path = Path(path).resolve()
@@ -30,7 +26,7 @@ def import_grader(path: str | Path) -> None:
 
 def load_scenarios(course: Course, exercise: Exercise, public_only: bool = False) -> list[Scenario]:
     """The scenarios of one exercise, importing its grader file if needed."""
-    path = grader_file(course, exercise)
+    path = course.grader_file(exercise)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no grader file for exercise {exercise.id}")
     import_grader(path)

@@ -26,7 +26,7 @@ import yaml
 
 from modlab import kit
 from modlab.course import Course, Exercise
-from modlab.grading.loader import grader_file, load_scenarios
+from modlab.grading.loader import load_scenarios
 from modlab.instructor.build import BEGIN, END, BuildError, stub_sources
 from modlab.instructor.kit_ci import kit_ci_files
 from modlab.instructor.notebooks import notebook_sources
@@ -101,7 +101,7 @@ def kit_files(course: Course) -> dict[str, str]:
     for exercise in course.exercises:
         public = public_grader_source(course, exercise)
         if public is not None:
-            files[f"graders/{grader_file(course, exercise).name}"] = public
+            files[f"graders/{course.grader_file(exercise).name}"] = public
     files["course.yaml"] = student_course_yaml(course)
     files[CONSTRAINTS] = student_constraints(course)
     files["pyproject.toml"] = student_pyproject(course)
@@ -118,7 +118,7 @@ def public_grader_source(course: Course, exercise: Exercise) -> str | None:
     Raises:
         BuildError: a scenario is not a top-level function of the file.
     """
-    path = grader_file(course, exercise)
+    path = course.grader_file(exercise)
     if not path.is_file():
         return None
     scenarios = load_scenarios(course, exercise)
@@ -213,7 +213,7 @@ def _readable_text(path: Path) -> str:
 
 def hidden_scenarios(course: Course) -> set[str]:
     """The names of every scenario that is not public."""
-    return {s.name for e in course.exercises if grader_file(course, e).is_file()
+    return {s.name for e in course.exercises if course.grader_file(e).is_file()
             for s in load_scenarios(course, e) if not s.public}
 
 
@@ -321,8 +321,8 @@ def _copy_tool(target: Path) -> None:
     """Copy the student's ``modlab`` (sources only): its program, the commands and
     packages of :mod:`modlab.kit`; its ``python -m modlab`` runs the student's program."""
     source = Path(modlab.__file__).parent
-    modules = ["__init__", "student_cli", *kit.PACKAGES, "commands/__init__", "commands/program",
-               *(f"commands/{name}" for name in kit.COMMANDS)]
+    modules = ["__init__", "student_cli", *kit.PACKAGES, "commands/__init__",
+               *(f"commands/{name}" for name in (*kit.PROGRAM, *kit.COMMANDS))]
     for name in modules:
         if (source / name).is_dir():
             shutil.copytree(source / name, target / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

@@ -52,9 +52,8 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
     start_workers()
     # The engine loads torch: imported once the workers' zygote is on its way.
     from modlab.engine import WHOLE, GradeOptions, grade_exercise
-    from modlab.grading.loader import grader_file
 
-    if not grader_file(workspace.course, exercise).is_file():
+    if not workspace.course.grader_file(exercise).is_file():
         raise UsageError(f"exercise {exercise.id} has no public checks in this course folder "
                          f"(graders/test_{exercise.name}.py is missing)")
     result = grade_exercise(workspace.course, exercise, workspace.package_dir,
