@@ -14,6 +14,10 @@ Imports nothing.
 # The kit's commands (modules of modlab.commands), in the order `modlab --help` lists them.
 COMMANDS = ("check", "status", "submit", "doctor", "env")
 
+# The modules of modlab.commands that are not commands: the program, and the
+# check server that answers the student's repeated checks.
+PROGRAM = ("program", "check_server")
+
 # The modules and packages of modlab the commands need, besides the program itself.
 PACKAGES = ("student", "engine", "isolation", "grading", "formats", "records", "folders", "course", "errors",
             "pins", "kit")

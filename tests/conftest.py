@@ -1,4 +1,5 @@
 """Shared fixtures for the project's own tests."""
+import os
 from pathlib import Path
 
 import pytest
@@ -6,6 +7,9 @@ import pytest
 from modlab.course import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A check at a terminal (pytest -s) would leave a check server behind; tests/test_check_server.py asks for one.
+os.environ["MODLAB_CHECK_SERVER"] = "0"
 
 
 @pytest.fixture(scope="session")

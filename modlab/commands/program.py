@@ -51,6 +51,7 @@ def run(argv: list[str] | None, command_modules: list[str], description: str) ->
     """
     parser = build_parser(command_modules, description)
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)  # as typed: a check server runs it again
     if not hasattr(args, "run"):
         parser.print_help()
         return 2

@@ -77,6 +77,11 @@ $table
 | `constraints.txt` | the versions the course grades with, which `pip install -c` keeps to |
 | `submissions/` | your submissions, created by `modlab submit` |
 
+On Linux, your first `modlab check` at a terminal starts a check server in the background. It
+keeps torch and the checks loaded until 10 minutes after your last check, so later checks answer
+in well under a second; your code is read fresh from disk each time. `MODLAB_CHECK_SERVER=0`
+turns it off, and `.modlab/check-server.log` says why if it cannot start.
+
 Works on Linux, macOS and Windows. Where processes are spawned rather than forked (macOS,
 Windows), each check starts a few seconds slower, and the resource limits that guard grading on
 Linux are not applied: `modlab` says so in one line and carries on.
@@ -113,7 +118,7 @@ def student_readme(course: Course) -> str:
     first = course.exercises[0]
     steps = [(f"jupyter lab {first.name}.ipynb", "read the lesson, run its examples"),
              ("", f"write your code in {course.package}/{first.files[0]}"),
-             (f"modlab check {first.id}", "the public checks, in a few seconds"),
+             (f"modlab check {first.id}", "the public checks: seconds the first time, then under one"),
              (f"modlab submit {first.id} --student YOUR_ID", "package your files for submission"),
              ("modlab status", "what is checked and submitted")]
     width = max(len(command) for command, _ in steps) + 2

@@ -1,0 +1,383 @@
+"""The check server: a warm process that answers ``modlab check`` in a fraction of a second.
+
+Most of a check's time is loading: this process imports torch, the engine
+and Hypothesis, and the workers' zygote imports torch again. A student runs
+the check dozens of times an hour, and every time the same things load. So
+the first check at a terminal starts a server for the course folder, which
+loads them once and stays for ``IDLE_S`` seconds after its last check; each
+``modlab check`` then only sends it its command line.
+
+For each check the server forks a child, a copy of itself with everything
+loaded. The child takes the client's terminal (its stdin, stdout and stderr,
+passed over the socket), folder and environment, runs the kit's own program
+on the command line exactly as the client would have, and exits with its
+status, which the client exits with. The student's code never runs in the
+server nor in the child: as in every check, it runs in a worker forked from
+the zygote, which reads the package fresh from disk.
+
+A server serves one course folder with one installation. Its socket's name
+holds a digest of what it has loaded (:func:`fingerprint`: the Python, the
+``modlab`` and grader files, the installed torch and the other packages, the
+variables that configure them), so after any change a
+check starts a new server instead of asking a stale one; the old one goes
+when idle. The socket lies in a folder only this user may enter.
+
+``MODLAB_CHECK_SERVER=0`` turns it off; ``=1`` uses it also where stdout is
+not a terminal (benchmarks, tests). Only where workers are forked (Linux).
+
+Imports nothing that loads torch, so a check that goes to the server takes
+about 0.1 s of its own.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from modlab.isolation.frames import receive_frame, send_frame
+from modlab.isolation.sandbox.libc import libc
+from modlab.isolation.zygote import start_method
+
+IDLE_S = 600.0  # a server with no check for this long ends
+START_TIMEOUT_S = 60.0  # the server binds its socket before it loads anything
+INTERRUPT_GRACE_S = 10.0  # after Ctrl-C, how long the child may take to say "interrupted"
+MAX_SOCKET_PATH = 107  # bytes of a Unix socket's path (Linux)
+LOG = Path(".modlab") / "check-server.log"  # in the course folder: why a server did not start
+# Variables that change what a loaded server would do: part of its fingerprint.
+CONFIGURING = ("MODLAB_", "PYTHON", "TORCH", "CUDA", "OMP_", "MKL_", "HYPOTHESIS")
+OWN = ("MODLAB_CHECK_SERVER", "MODLAB_CHECK_SERVER_IDLE_S")  # the server's own: they change nothing it loaded
+PACKAGES = ("torch", "numpy", "hypothesis", "yaml", "rich")
+BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+        "from modlab.commands.check_server import serve; serve(*sys.argv[2:])")
+
+PR_SET_PDEATHSIG = 1
+serving = False  # True in a server's child: the check runs here, not in yet another server
+
+
+# -- the client: modlab check ------------------------------------------------------
+
+def forward(argv: list[str], course_root: Path, grader: Path) -> int | None:
+    """Run ``modlab ARGV`` in the course's check server; its exit status, or
+    None where no server is used (then the caller runs the check itself).
+
+    Starts the server if none is up for this installation. Ctrl-C here
+    interrupts the check there, which says so as it would here.
+
+    Args:
+        argv: the command line, without the program name.
+        course_root: the course folder (of ``course.yaml``), which the server serves.
+        grader: the exercise's public grader file, which the server loads
+            once for all later checks of the exercise.
+    """
+    if not wanted():
+        return None
+    address = socket_path(course_root, fingerprint(grader.parent))
+    connection = connect(address, course_root) if address is not None else None
+    if connection is None:
+        return None
+    with connection:
+        request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "grader": str(grader)}
+        try:
+            send_frame(connection, request, (0, 1, 2))
+        except OSError:
+            return None  # no terminal to pass (a closed stdin): the check runs here
+        return _exit_status(connection)
+
+
+def wanted() -> bool:
+    """Whether this check goes to a server: asked for, or at a terminal, where it can be."""
+    asked = os.environ.get("MODLAB_CHECK_SERVER", "")
+    if serving or asked == "0" or not (asked == "1" or sys.stdout.isatty()):
+        return False
+    return sys.platform.startswith("linux") and start_method() == "fork" and hasattr(os, "pidfd_open")
+
+
+def fingerprint(graders: Path) -> str:
+    """A digest of everything a loaded server holds: a server with another is stale."""
+    import importlib.util
+
+    import modlab
+
+    watched = [*sorted(Path(modlab.__file__).parent.rglob("*.py")), *sorted(graders.resolve().glob("*.py"))]
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec and spec.origin:
+            watched.append(Path(spec.origin))
+    digest = hashlib.sha256(json.dumps([sys.executable, sys.version, sys.path]).encode())
+    for path in watched:
+        stat = path.stat()
+        digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    configuring = sorted((k, v) for k, v in os.environ.items() if k.startswith(CONFIGURING) and k not in OWN)
+    digest.update(json.dumps(configuring).encode())
+    return digest.hexdigest()[:16]
+
+
+def socket_path(course_root: Path, key: str) -> Path | None:
+    """Where the course's server with this fingerprint listens, in a folder of this
+    user's that no one else may enter; None if there is none."""
+    name = f"check-{hashlib.sha256(str(course_root.resolve()).encode()).hexdigest()[:12]}-{key}.sock"
+    for runtime in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir()):
+        base = Path(runtime or tempfile.gettempdir()) / f"modlab-{os.getuid()}"
+        if len(os.fsencode(base / name)) <= MAX_SOCKET_PATH and _private(base):
+            return base / name
+    return None
+
+
+def _private(folder: Path) -> bool:
+    """Whether ``folder`` is this user's and closed to others; made so if missing."""
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.stat()
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def connect(address: Path, course_root: Path) -> socket.socket | None:
+    """A connection to the server at ``address``, started first if none listens there."""
+    connection = _connected(address)
+    if connection is not None:
+        return connection
+    import fcntl
+
+    with open(address.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two checks at once start one server
+        connection = _connected(address)
+        if connection is None:
+            connection = _start_server(address, course_root)
+    return connection
+
+
+def _connected(address: Path) -> socket.socket | None:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(str(address))
+    except OSError:
+        connection.close()
+        return None
+    return connection
+
+
+def _start_server(address: Path, course_root: Path) -> socket.socket | None:
+    """Start the server, and connect once it listens; None if it did not come up."""
+    address.unlink(missing_ok=True)  # a server that died left its socket behind
+    root = course_root.resolve()
+    log = _open_log(root)
+    server = subprocess.Popen(
+        [sys.executable, "-c", BOOT, json.dumps(sys.path), str(address)],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, cwd=root)
+    log.close()
+    started = time.monotonic()
+    while time.monotonic() - started < START_TIMEOUT_S and server.poll() is None:
+        connection = _connected(address)
+        if connection is not None:
+            return connection
+        time.sleep(0.01)
+    print(f"note: the check server did not start (see {root / LOG}); checking without it", file=sys.stderr)
+    return None
+
+
+def _open_log(root: Path):
+    try:
+        (root / LOG).parent.mkdir(exist_ok=True)
+        return open(root / LOG, "w")
+    except OSError:
+        return open(os.devnull, "w")
+
+
+def _exit_status(connection: socket.socket) -> int | None:
+    """Wait for the server's reply, passing Ctrl-C on; the check's exit status,
+    or None where the server could not run it (then it runs here)."""
+    while True:
+        try:
+            reply, _ = receive_frame(connection)
+            break
+        except KeyboardInterrupt:
+            send_frame(connection, {"interrupt": True})
+            connection.settimeout(INTERRUPT_GRACE_S)
+        except OSError:  # interrupted, and the check did not end in time
+            return 130
+    if not reply:  # the server died under the check: say so rather than pass silently
+        print("modlab check: error: the check server ended during the check; run it again", file=sys.stderr)
+        return 2
+    if "unavailable" in reply:
+        print(f"note: the check server cannot check ({reply['unavailable']}); checking without it", file=sys.stderr)
+        return None
+    return reply["exit"]
+
+
+# -- the server --------------------------------------------------------------------
+
+def serve(address: str) -> None:
+    """The server's life: listen at ``address``, load, answer checks until idle
+    (``MODLAB_CHECK_SERVER_IDLE_S`` seconds, default ``IDLE_S``)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(address)
+    listener.listen(16)
+    bound = os.stat(address).st_ino
+    _load()
+    try:
+        Server(listener).run(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
+    finally:
+        if os.path.exists(address) and os.stat(address).st_ino == bound:
+            os.unlink(address)
+
+
+def _load() -> None:
+    """Load what every check needs while the workers' zygote starts, and wait for both."""
+    from modlab.student.check import start_workers
+
+    start_workers()
+    from modlab.commands import program  # noqa: F401  (what the child runs)
+    from modlab.engine import grade_exercise  # noqa: F401  (torch, Hypothesis, the graders' framework)
+    from modlab.formats.feedback import check_report  # noqa: F401
+    from modlab.isolation.zygote import zygote
+
+    zygote()
+
+
+class Server:
+    """Accepts checks and runs each in a forked child, one thread per check."""
+
+    def __init__(self, listener: socket.socket):
+        self.listener = listener
+        self.fork_lock = threading.Lock()  # forks one at a time, never while a thread loads a grader
+        self.passed: set[int] = set()  # every running check's terminal: a child closes the others'
+        self.checks: list[threading.Thread] = []
+        self.last = time.monotonic()
+
+    def run(self, idle: float) -> None:
+        """Answer checks until none has run for ``idle`` seconds."""
+        self.listener.settimeout(1.0)
+        while True:
+            self.checks = [check for check in self.checks if check.is_alive()]
+            if not self.checks and time.monotonic() - self.last >= idle:
+                return
+            try:
+                connection, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            check = threading.Thread(target=self.answer, args=(connection,), daemon=True)
+            self.checks.append(check)
+            check.start()
+
+    def answer(self, connection: socket.socket) -> None:
+        """Run one check: fork its child, pass Ctrl-C on, reply with its exit status."""
+        try:
+            with connection:
+                request, fds = receive_frame(connection, max_fds=3)
+                try:
+                    if request and len(fds) == 3:
+                        send_frame(connection, self._run(request, fds, connection))
+                finally:
+                    with self.fork_lock:
+                        self.passed.difference_update(fds)
+                    for fd in fds:
+                        os.close(fd)
+        except OSError:
+            pass  # the client went away: its child was interrupted
+        finally:
+            self.last = time.monotonic()
+
+    def _run(self, request: dict, fds: list[int], connection: socket.socket) -> dict:
+        """The reply: the check's exit status, or why this server cannot run it."""
+        from modlab.grading.loader import import_grader
+        from modlab.isolation.zygote import ZygoteFailed, zygote
+
+        with self.fork_lock:
+            try:
+                import_grader(request["grader"])  # loaded here once, inherited by every later child
+            except Exception:
+                pass  # the child loads it again and reports the error
+            try:
+                shared = zygote().share()
+            except ZygoteFailed as failed:
+                return {"unavailable": str(failed)}
+            self.passed.update(fds)
+            pid = os.fork()
+            if pid == 0:
+                for fd in self.passed.difference(fds):  # else another check's output would wait for this one
+                    os.close(fd)
+                _child(request, fds, shared, self.listener)
+        shared.close()
+        return {"exit": _wait_for(pid, connection)}
+
+
+def _wait_for(pid: int, connection: socket.socket) -> int:
+    """The child's exit status; a Ctrl-C (or the client gone) interrupts it."""
+    child = os.pidfd_open(pid)
+    watched = [child, connection]
+    try:
+        while child not in select.select(watched, [], [])[0]:
+            receive_frame(connection)  # Ctrl-C, or EOF: the client is gone
+            os.kill(pid, signal.SIGINT)
+            _end_after_grace(pid)
+            watched = [child]
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    finally:
+        os.close(child)
+
+
+def _end_after_grace(pid: int) -> None:
+    """An interrupted child has a few seconds to say so, as a check here would; then it is ended."""
+    def end() -> None:
+        time.sleep(INTERRUPT_GRACE_S)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    threading.Thread(target=end, daemon=True).start()
+
+
+def _child(request: dict, fds: list[int], shared: socket.socket, listener: socket.socket) -> None:
+    """In the forked child: become the client's check, run it, exit with its status. Never returns."""
+    global serving
+    code = 1
+    try:
+        listener.close()
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a server killed under it: nobody waits for this check
+        # Ctrl-C reaches the child as the server's SIGINT, which a server started
+        # from a shell's background job would otherwise inherit as ignored.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for target, fd in zip((0, 1, 2), fds):
+            os.dup2(fd, target)
+        encoding = sys.stdout.encoding  # the server's, taken from the client's locale when it started
+        sys.stdin = open(0, closefd=False, encoding=encoding)
+        sys.stdout = _writer(1, encoding, "strict", line_buffered=os.isatty(1))
+        sys.stderr = _writer(2, encoding, "backslashreplace", line_buffered=True)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        from modlab import kit
+        from modlab.commands import program
+        from modlab.isolation.zygote import adopt
+
+        adopt(shared)
+        serving = True
+        code = program.run(request["argv"], list(kit.COMMANDS), "")
+    except SystemExit as exit_:  # argparse: --help, a bad option
+        code = exit_.code if isinstance(exit_.code, int) else 2
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code)  # never the server's exit handlers, which are not this process's
+
+
+def _writer(fd: int, encoding: str, errors: str, line_buffered: bool):
+    """A text stream on ``fd``, as Python makes stdout (line-buffered at a terminal) and stderr."""
+    return open(fd, "w", buffering=1 if line_buffered else -1, closefd=False, encoding=encoding, errors=errors)

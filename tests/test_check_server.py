@@ -1,0 +1,176 @@
+"""The check server (modlab/commands/check_server.py): a check through it is the check a
+fresh process runs, it reads the student's edits, it never serves a changed installation,
+it ends when idle, and Ctrl-C and a dead server behave as a student expects."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from modlab.commands import check_server
+
+from conftest import ROOT
+from student_kit import kit_copy
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check server is Linux-only")
+
+BUSY_PARAMETER = '''
+import torch
+
+
+class Parameter(torch.Tensor):
+    def __new__(cls, data=None, requires_grad=True):
+        while True:  # a student's endless loop: the check runs until Ctrl-C
+            pass
+'''
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A kit with the reference code, and the environment of a student whose checks go to a
+    server; every server started from it is ended afterwards."""
+    kit = kit_copy(tmp_path / "kit", reference=("*",))
+    run = Path(tempfile.mkdtemp(prefix="ml"))  # short: a socket's path has at most 107 bytes
+    env = {**os.environ, "MODLAB_CHECK_SERVER": "1", "XDG_RUNTIME_DIR": str(run),
+           "MODLAB_CHECK_SERVER_IDLE_S": "120"}
+    env.pop("PYTHONPATH", None)
+    yield kit, env
+    for pid in servers(run):
+        os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(run, ignore_errors=True)
+
+
+def servers(run: Path) -> list[int]:
+    """The servers whose socket lies in ``run``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and str(run) in (entry / "cmdline").read_text():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def sockets(env) -> list[Path]:
+    return sorted(Path(env["XDG_RUNTIME_DIR"]).glob("modlab-*/check-*.sock"))
+
+
+def check(kit: Path, env: dict, exercise: str, **settings) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "modlab", "check", exercise], cwd=kit,
+                          env={**env, **settings}, capture_output=True, text=True, timeout=120)
+
+
+def without_times(text: str) -> str:
+    return re.sub(r" in \d+\.\d s", "", text)
+
+
+def test_a_check_through_the_server_is_the_check_a_fresh_process_runs(served):
+    kit, env = served
+    shutil.copy(ROOT / "exercises" / "mynn" / "walk.py", kit / "mynn" / "walk.py")
+    for exercise, status in (("03", 1), ("01", 0), ("03", 1)):
+        fresh = check(kit, env, exercise, MODLAB_CHECK_SERVER="0")
+        served_ = check(kit, env, exercise)
+        assert (served_.returncode, without_times(served_.stdout)) == (status, without_times(fresh.stdout))
+        assert "checking exercise" in served_.stdout and served_.stderr == fresh.stderr
+    assert len(sockets(env)) == 1 and len(servers(Path(env["XDG_RUNTIME_DIR"]))) == 1
+
+
+def test_the_server_reads_the_students_edits(served):
+    kit, env = served
+    shutil.copy(ROOT / "exercises" / "mynn" / "walk.py", kit / "mynn" / "walk.py")
+    assert "0 of 12 public checks passed" in check(kit, env, "03").stdout
+    shutil.copy(ROOT / "solutions" / "mynn" / "walk.py", kit / "mynn" / "walk.py")
+    passed = check(kit, env, "03")
+    assert passed.returncode == 0 and "12 of 12 public checks passed" in passed.stdout
+    assert len(sockets(env)) == 1
+
+
+def test_a_changed_installation_gets_a_new_server(served):
+    kit, env = served
+    assert check(kit, env, "01").returncode == 0
+    grader = kit / "graders" / "test_01_parameter.py"
+    os.utime(grader, ns=(grader.stat().st_atime_ns, grader.stat().st_mtime_ns + 10**9))
+    assert check(kit, env, "01").returncode == 0
+    assert len(sockets(env)) == 2  # the stale one ends when idle
+
+
+def test_an_idle_server_ends_and_takes_its_socket_and_zygote(served):
+    kit, env = served
+    assert check(kit, env, "01", MODLAB_CHECK_SERVER_IDLE_S="1").returncode == 0
+    (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
+    zygotes = children(server)
+    deadline = time.monotonic() + 30
+    while (sockets(env) or alive(server, *zygotes)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not sockets(env) and not alive(server, *zygotes)
+
+
+def children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def alive(*pids: int) -> bool:
+    return any(Path(f"/proc/{pid}").exists() and "Z" not in stat_state(pid) for pid in pids)
+
+
+def stat_state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+def test_ctrl_c_interrupts_the_check_in_the_server(served):
+    kit, env = served
+    assert check(kit, env, "01").returncode == 0  # the server is up
+    (kit / "mynn" / "parameter.py").write_text(BUSY_PARAMETER)
+    client = subprocess.Popen([sys.executable, "-m", "modlab", "check", "01"], cwd=kit, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    client.send_signal(signal.SIGINT)
+    out, err = client.communicate(timeout=30)
+    assert client.returncode == 130 and "modlab check: interrupted" in err
+
+
+def test_a_killed_server_is_replaced_at_the_next_check(served):
+    kit, env = served
+    assert check(kit, env, "01").returncode == 0
+    (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
+    os.kill(server, signal.SIGKILL)
+    again = check(kit, env, "01")
+    assert again.returncode == 0 and "9 of 9 public checks passed" in again.stdout
+    replaced = servers(Path(env["XDG_RUNTIME_DIR"]))
+    assert replaced and server not in replaced
+
+
+def test_a_server_only_where_asked_or_at_a_terminal(monkeypatch):
+    monkeypatch.setenv("MODLAB_CHECK_SERVER", "0")
+    assert not check_server.wanted()
+    monkeypatch.delenv("MODLAB_CHECK_SERVER")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    assert not check_server.wanted()  # a script, CI, a notebook's cell: no process left behind
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert check_server.wanted()
+
+
+def test_the_socket_lies_in_a_folder_no_one_else_may_enter(monkeypatch):
+    run = Path(tempfile.mkdtemp(prefix="ml"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setattr(tempfile, "tempdir", str(run / "other"))
+    (run / "other").mkdir()
+    private = run / f"modlab-{os.getuid()}"
+    assert check_server.socket_path(run, "0" * 16).parent == private
+    private.chmod(0o777)
+    assert check_server.socket_path(run, "0" * 16).parent == run / "other" / f"modlab-{os.getuid()}"
+    (run / "other" / f"modlab-{os.getuid()}").chmod(0o755)
+    assert check_server.socket_path(run, "0" * 16) is None
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run / ("x" * 100)))  # too long for a socket: the other
+    assert check_server.socket_path(run, "0" * 16) is None
+    shutil.rmtree(run)
