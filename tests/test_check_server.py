@@ -92,13 +92,20 @@ def test_the_server_reads_the_students_edits(served):
     assert len(sockets(env)) == 1
 
 
-def test_a_changed_installation_gets_a_new_server(served):
+def test_a_changed_installation_gets_a_new_server_and_the_old_one_ends(served):
     kit, env = served
     assert check(kit, env, "01").returncode == 0
+    (old_socket,) = sockets(env)
+    (old,) = servers(Path(env["XDG_RUNTIME_DIR"]))
     grader = kit / "graders" / "test_01_parameter.py"
     os.utime(grader, ns=(grader.stat().st_atime_ns, grader.stat().st_mtime_ns + 10**9))
     assert check(kit, env, "01").returncode == 0
-    assert len(sockets(env)) == 2  # the stale one ends when idle
+    (new_socket,) = sockets(env)
+    assert new_socket != old_socket
+    deadline = time.monotonic() + 10
+    while alive(old) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(old)
 
 
 def test_an_idle_server_ends_and_takes_its_socket_and_zygote(served):

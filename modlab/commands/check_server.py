@@ -171,6 +171,8 @@ def _connected(address: Path) -> socket.socket | None:
 def _start_server(address: Path, course_root: Path) -> socket.socket | None:
     """Start the server, and connect once it listens; None if it did not come up."""
     address.unlink(missing_ok=True)  # a server that died left its socket behind
+    for stale in address.parent.glob(address.name.rsplit("-", 1)[0] + "-*.sock"):
+        stale.unlink(missing_ok=True)  # this folder's servers of an earlier installation: they end
     root = course_root.resolve()
     log = _open_log(root)
     server = subprocess.Popen(
@@ -196,24 +198,32 @@ def _open_log(root: Path):
 
 
 def _exit_status(connection: socket.socket) -> int | None:
-    """Wait for the server's reply, passing Ctrl-C on; the check's exit status,
-    or None where the server could not run it (then it runs here)."""
+    """Wait for the server's replies, passing Ctrl-C on; the check's exit status,
+    or None where the server did not take the check (then it runs here)."""
+    started = False
     while True:
         try:
             reply, _ = receive_frame(connection)
-            break
         except KeyboardInterrupt:
             send_frame(connection, {"interrupt": True})
             connection.settimeout(INTERRUPT_GRACE_S)
-        except OSError:  # interrupted, and the check did not end in time
+            continue
+        except TimeoutError:  # interrupted, and the check did not end in time
             return 130
-    if not reply:  # the server died under the check: say so rather than pass silently
-        print("modlab check: error: the check server ended during the check; run it again", file=sys.stderr)
-        return 2
-    if "unavailable" in reply:
-        print(f"note: the check server cannot check ({reply['unavailable']}); checking without it", file=sys.stderr)
-        return None
-    return reply["exit"]
+        except OSError:
+            reply = None
+        if reply is None and not started:
+            return None  # it ended (idle) before it took the check
+        if reply is None:  # it died under the check: say so rather than pass silently
+            print("modlab check: error: the check server ended during the check; run it again", file=sys.stderr)
+            return 2
+        if "unavailable" in reply:
+            print(f"note: the check server cannot check ({reply['unavailable']}); checking without it",
+                  file=sys.stderr)
+            return None
+        if "exit" in reply:
+            return reply["exit"]
+        started = True
 
 
 # -- the server --------------------------------------------------------------------
@@ -224,12 +234,12 @@ def serve(address: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(16)
-    bound = os.stat(address).st_ino
+    server = Server(listener, address)
     _load()
     try:
-        Server(listener).run(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
+        server.run(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
     finally:
-        if os.path.exists(address) and os.stat(address).st_ino == bound:
+        if server.listening():
             os.unlink(address)
 
 
@@ -249,17 +259,20 @@ def _load() -> None:
 class Server:
     """Accepts checks and runs each in a forked child, one thread per check."""
 
-    def __init__(self, listener: socket.socket):
-        self.listener = listener
+    def __init__(self, listener: socket.socket, address: str):
+        self.listener, self.address = listener, address
+        self.bound = os.stat(address).st_ino
         self.fork_lock = threading.Lock()  # forks one at a time, never while a thread loads a grader
         self.passed: set[int] = set()  # every running check's terminal: a child closes the others'
         self.checks: list[threading.Thread] = []
-        self.last = time.monotonic()
+        self.last = 0.0  # when the last check ended
 
     def run(self, idle: float) -> None:
-        """Answer checks until none has run for ``idle`` seconds."""
+        """Answer checks until none has run for ``idle`` seconds, or until the socket
+        is removed (a newer installation's server took the folder's place)."""
         self.listener.settimeout(1.0)
-        while True:
+        self.last = time.monotonic()
+        while self.listening():
             self.checks = [check for check in self.checks if check.is_alive()]
             if not self.checks and time.monotonic() - self.last >= idle:
                 return
@@ -270,6 +283,13 @@ class Server:
             check = threading.Thread(target=self.answer, args=(connection,), daemon=True)
             self.checks.append(check)
             check.start()
+
+    def listening(self) -> bool:
+        """Whether the socket file is still this server's."""
+        try:
+            return os.stat(self.address).st_ino == self.bound
+        except OSError:
+            return False
 
     def answer(self, connection: socket.socket) -> None:
         """Run one check: fork its child, pass Ctrl-C on, reply with its exit status."""
@@ -310,6 +330,10 @@ class Server:
                     os.close(fd)
                 _child(request, fds, shared, self.listener)
         shared.close()
+        try:
+            send_frame(connection, {"started": pid})
+        except OSError:
+            pass  # the client is gone: _wait_for reads its EOF and interrupts the check
         return {"exit": _wait_for(pid, connection)}
 
 
