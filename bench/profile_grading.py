@@ -21,12 +21,14 @@ Prints seconds per submission and the share of each stage. The stages nest
 inside that stage only, and "other" is the rest of the grading's wall time.
 Also the CPU time per submission of every process (this one, its zygote, the
 workers), counted by the kernel in a cgroup v2 where one is writable: unlike
-wall time, it hardly moves with what else the machine is doing.
+wall time, it hardly moves with what else the machine is doing. The load
+average before and after the timed grading says how much else that was.
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import tempfile
 import time
@@ -104,6 +106,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         graded = submissions(course, Path(folder))
         SPENT.clear()
+        load_before = os.getloadavg()[0]
         started, cpu_started, own_started = time.perf_counter(), account.usage(), time.process_time()
         for _ in range(args.repeat):
             for _, package in graded:
@@ -117,6 +120,7 @@ def main() -> int:
         cpu = (f", CPU {(cpu_used - cpu_started) / count:.3f} s each (all processes: {own / count:.3f} s in the "
                f"grading process, {(cpu_used - cpu_started - own) / count:.3f} s in the zygote and the workers)")
     print(f"{count} submissions ({', '.join(name for name, _ in graded)}), {wall / count:.3f} s each{cpu}")
+    print(f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after ({os.cpu_count()} cores)")
     for stage, seconds in sorted(stages.items(), key=lambda item: -item[1]):
         print(f"  {stage:<42} {seconds / count:7.3f} s  {100 * seconds / wall:5.1f} %")
     return 0
