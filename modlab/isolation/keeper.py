@@ -118,10 +118,10 @@ class Keeper:
         gc.freeze()  # the worker's collector leaves the zygote's objects alone: no copy-on-write
         limits = request.get("limits")
         self.count += 1
-        uid = workdir = None
-        if limits is not None:
-            uid = worker_uid(os.getpid() * 1000 + self.count)
-            workdir = make_workdir(uid)
+        # Every worker has a folder, which this zygote removes once the worker is
+        # gone: a worker ends by os._exit or a kill, so it could not remove its own.
+        uid = worker_uid(os.getpid() * 1000 + self.count) if limits is not None else None
+        workdir = make_workdir(uid)
         in_namespace = limits is not None and self.pid_namespaces
         pid = -1
         try:
@@ -144,7 +144,7 @@ class Keeper:
         self.kept[pid] = Kept(pid, control, workdir, sock)
         send_frame(sock, {"pid": pid})
 
-    def _become_worker(self, data_fd: int, limits: dict | None, workdir: str | None, uid: int | None) -> None:
+    def _become_worker(self, data_fd: int, limits: dict | None, workdir: str, uid: int | None) -> None:
         code = 0
         try:
             signal.set_wakeup_fd(-1)
@@ -152,7 +152,7 @@ class Keeper:
             signal.signal(signal.SIGINT, signal.default_int_handler)
             quiet_descriptors(data_fd)
             policy = Policy(workdir=workdir, uid=uid, **limits) if limits is not None else None
-            self.serve(Connection(data_fd), policy)
+            self.serve(Connection(data_fd), policy, workdir=workdir)
         except BaseException:
             code = 70
         finally:

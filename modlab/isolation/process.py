@@ -23,7 +23,9 @@ import marshal
 import math
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import time
 
 from modlab.course import Limits
@@ -364,17 +366,19 @@ def _compiled(filename: str, source: str):
 # -- where there is no fork --------------------------------------------------------
 
 class SpawnedHandle:
-    """A spawned worker, with the zygote handle's two methods."""
+    """A spawned worker, with the zygote handle's two methods; removes its folder once it is gone."""
 
-    def __init__(self, process):
-        self.process, self.pid = process, process.pid
+    def __init__(self, process, workdir: str):
+        self.process, self.pid, self.workdir = process, process.pid, workdir
 
     def exitcode(self, timeout: float) -> int | None:
         self.process.join(timeout)
+        if self.process.exitcode is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
         return self.process.exitcode
 
     def stop(self, timeout: float, wait: bool = True) -> int | None:
-        self.process.join(0.5)  # its pipe is closed: a well-behaved worker exits and removes its folder
+        self.process.join(0.5)  # its pipe is closed: a well-behaved worker exits
         if self.process.is_alive():
             self.process.kill()
         return self.exitcode(timeout)  # where workers are spawned, every stop waits
@@ -383,7 +387,8 @@ class SpawnedHandle:
 def _spawn(grader_files: list[str]):
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe(duplex=True)
-    process = context.Process(target=serve, args=(theirs, None, grader_files), daemon=True)
+    workdir = tempfile.mkdtemp(prefix="modlab-worker-")
+    process = context.Process(target=serve, args=(theirs, None, grader_files, workdir), daemon=True)
     process.start()
     theirs.close()
-    return ours, SpawnedHandle(process)
+    return ours, SpawnedHandle(process, workdir)

@@ -20,14 +20,12 @@ Requests and answers are JSON bytes; nothing is unpickled on the grading side.
 """
 from __future__ import annotations
 
-import atexit
 import importlib.abc
 import importlib.util
 import json
 import marshal
 import os
 import random
-import shutil
 import sys
 import tempfile
 
@@ -192,8 +190,14 @@ def answer(request: dict, nn, package: str | None) -> dict:
         return {"raised": failure(exc, package)}
 
 
-def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()) -> None:
-    """Worker entry point: confine, load the world, then answer requests until EOF."""
+def serve(connection, policy: Policy | None = None, grader_files: list[str] = (), workdir: str | None = None) -> None:
+    """Worker entry point: confine, load the world, then answer requests until EOF.
+
+    Args:
+        policy: the confinement of a package's worker; None for the trusted oracle.
+        workdir: the oracle's folder, made and removed by whoever ends this
+            process (a confined worker's is the policy's).
+    """
     _import_graders(grader_files)  # before confinement hides them (a no-op under the zygote)
     sandbox = {}
     if policy is not None:
@@ -202,13 +206,11 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
         except Exception as exc:  # the machine's fault, not the submission's
             connection.send_bytes(json.dumps({"loaded": False, "sandbox_error": f"{type(exc).__name__}: {exc}"}).encode())
             return
-    else:  # spawned, unconfined: still keep its files and output away from the student's folder
+    else:  # unconfined: still keep its files and output away from the student's folder
         quiet = os.open(os.devnull, os.O_RDWR)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
-        workdir = tempfile.mkdtemp(prefix="modlab-worker-")
-        atexit.register(shutil.rmtree, workdir, ignore_errors=True)
-        os.chdir(workdir)
+        os.chdir(workdir or tempfile.gettempdir())
     world = marshal.loads(connection.recv_bytes())
     package = world.get("package")
     if package:
