@@ -87,9 +87,9 @@ def test_each_figure_readme_quotes_from_a_bench_script_is_in_its_dated_results()
     cited = re.findall(r"`(bench/\w+\.py)`, measured (\d{4}-\d{2}-\d{2})", README)
     assert len(cited) >= 2
     assert all((ROOT / script).is_file() for script, _ in cited)
-    for figure in ("292 s", "72.6 s per student", "162 s start-up", "1.28 s", "50.1×", "24.9×"):
+    for figure in ("120 s", "30.9 s per student", "70 s start-up", "0.38 s", "52.2×", "25.7×"):
         assert figure in bench, figure
-    for figure in ("292 s", "72.6 s per student", "162 s of start-up", "1.28 s", "50 times", "25 times"):
+    for figure in ("120 s", "30.9 s per student", "70 s of start-up", "0.38 s", "52 times", "26 times"):
         assert figure in README, figure
 
 
