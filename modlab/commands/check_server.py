@@ -18,9 +18,10 @@ the zygote, which reads the package fresh from disk.
 A server serves one course folder with one installation. Its socket's name
 holds a digest of what it has loaded (:func:`fingerprint`: the Python, the
 ``modlab`` and grader files, the installed torch and the other packages, the
-variables that configure them), so after any change a
-check starts a new server instead of asking a stale one; the old one goes
-when idle. The socket lies in a folder only this user may enter.
+variables that configure them), so after any change a check starts a new
+server instead of asking a stale one, and removes the old one's socket: a
+server whose socket is gone ends once its running checks have. The socket
+lies in a folder only this user may enter.
 
 ``MODLAB_CHECK_SERVER=0`` turns it off; ``=1`` uses it also where stdout is
 not a terminal (benchmarks, tests). Only where workers are forked (Linux).
@@ -44,7 +45,7 @@ import time
 import traceback
 from pathlib import Path
 
-from modlab.isolation.frames import receive_frame, send_frame
+from modlab.isolation.frames import ProtocolError, receive_frame, send_frame
 from modlab.isolation.sandbox.libc import libc
 from modlab.isolation.zygote import start_method
 
@@ -269,13 +270,11 @@ class Server:
 
     def run(self, idle: float) -> None:
         """Answer checks until none has run for ``idle`` seconds, or until the socket
-        is removed (a newer installation's server took the folder's place)."""
+        is removed (a newer installation's server took the folder's place); a check
+        still running is let finish."""
         self.listener.settimeout(1.0)
         self.last = time.monotonic()
-        while self.listening():
-            self.checks = [check for check in self.checks if check.is_alive()]
-            if not self.checks and time.monotonic() - self.last >= idle:
-                return
+        while self._running() or (self.listening() and time.monotonic() - self.last < idle):
             try:
                 connection, _ = self.listener.accept()
             except socket.timeout:
@@ -283,6 +282,10 @@ class Server:
             check = threading.Thread(target=self.answer, args=(connection,), daemon=True)
             self.checks.append(check)
             check.start()
+
+    def _running(self) -> bool:
+        self.checks = [check for check in self.checks if check.is_alive()]
+        return bool(self.checks)
 
     def listening(self) -> bool:
         """Whether the socket file is still this server's."""
@@ -306,6 +309,8 @@ class Server:
                         os.close(fd)
         except OSError:
             pass  # the client went away: its child was interrupted
+        except Exception:  # a request this server cannot read: the client checks by itself
+            traceback.print_exc()
         finally:
             self.last = time.monotonic()
 
@@ -339,28 +344,40 @@ class Server:
 
 def _wait_for(pid: int, connection: socket.socket) -> int:
     """The child's exit status; a Ctrl-C (or the client gone) interrupts it."""
-    child = os.pidfd_open(pid)
-    watched = [child, connection]
+    child, readable = _Child(pid), os.pidfd_open(pid)
+    watched = [readable, connection]
     try:
-        while child not in select.select(watched, [], [])[0]:
-            receive_frame(connection)  # Ctrl-C, or EOF: the client is gone
-            os.kill(pid, signal.SIGINT)
-            _end_after_grace(pid)
-            watched = [child]
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        while readable not in select.select(watched, [], [])[0]:
+            try:
+                receive_frame(connection)  # Ctrl-C, or EOF: the client is gone
+            except (OSError, ProtocolError):
+                pass  # gone as well
+            child.signal(signal.SIGINT)
+            # It has a few seconds to say "interrupted", as a check here would; then it ends.
+            ending = threading.Timer(INTERRUPT_GRACE_S, child.signal, (signal.SIGKILL,))
+            ending.daemon = True
+            ending.start()
+            watched = [readable]
+        return child.reap()
     finally:
-        os.close(child)
+        os.close(readable)
 
 
-def _end_after_grace(pid: int) -> None:
-    """An interrupted child has a few seconds to say so, as a check here would; then it is ended."""
-    def end() -> None:
-        time.sleep(INTERRUPT_GRACE_S)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    threading.Thread(target=end, daemon=True).start()
+class _Child:
+    """A check's child, signalled only until it is reaped: its pid may then name another process."""
+
+    def __init__(self, pid: int):
+        self.pid, self.lock, self.reaped = pid, threading.Lock(), False
+
+    def signal(self, number: int) -> None:
+        with self.lock:
+            if not self.reaped:
+                os.kill(self.pid, number)
+
+    def reap(self) -> int:
+        with self.lock:
+            self.reaped = True
+            return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
 
 
 def _child(request: dict, fds: list[int], shared: socket.socket, listener: socket.socket) -> None:
