@@ -59,10 +59,10 @@ def encode(value, own: str = "", depth: int = 0):
     if kind in _AS_THEY_ARE:
         return value
     if kind is list:
-        return [encode(item, own, depth + 1) for item in value]
+        return _items(value, own, depth)
     if kind is dict:
-        return {DICT: [[str(key), encode(item, own, depth + 1)] for key, item in value.items()]}
-    if value is None or isinstance(value, (bool, str)):
+        return {DICT: _pairs(value, own, depth)}
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
         return int(value)
@@ -75,12 +75,20 @@ def encode(value, own: str = "", depth: int = 0):
     if isinstance(value, (torch.dtype, torch.device)):
         return str(value)
     if isinstance(value, list):
-        return [encode(item, own, depth + 1) for item in value]
+        return _items(value, own, depth)
     if isinstance(value, tuple):
-        return {TUPLE: [encode(item, own, depth + 1) for item in value]}
+        return {TUPLE: _items(value, own, depth)}
     if isinstance(value, Mapping):
-        return {DICT: [[str(key), encode(item, own, depth + 1)] for key, item in value.items()]}
+        return {DICT: _pairs(value, own, depth)}
     return {OBJECT: type_path(value)}
+
+
+def _items(values, own: str, depth: int) -> list:
+    return [encode(item, own, depth + 1) for item in values]
+
+
+def _pairs(mapping, own: str, depth: int) -> list:
+    return [[str(key), encode(item, own, depth + 1)] for key, item in mapping.items()]
 
 
 def type_path(value) -> str:

@@ -25,7 +25,6 @@ import multiprocessing
 import os
 import shutil
 import signal
-import tempfile
 import time
 
 from modlab.course import Limits
@@ -33,6 +32,7 @@ from modlab.records import CRASH, IMPORT, LIMIT, PROTOCOL, TAMPER, TIMEOUT
 
 from . import tamper
 from .protocol import ProtocolError, check_answer, check_hello, has_observation, observation, parse_answer
+from .sandbox import make_workdir
 from .sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
 from .worker import serve
 from .zygote import start_method, zygote
@@ -387,7 +387,7 @@ class SpawnedHandle:
 def _spawn(grader_files: list[str]):
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe(duplex=True)
-    workdir = tempfile.mkdtemp(prefix="modlab-worker-")
+    workdir = make_workdir(None)
     process = context.Process(target=serve, args=(theirs, None, grader_files, workdir), daemon=True)
     process.start()
     theirs.close()

@@ -27,7 +27,6 @@ import marshal
 import os
 import random
 import sys
-import tempfile
 
 import torch
 
@@ -195,8 +194,9 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
 
     Args:
         policy: the confinement of a package's worker; None for the trusted oracle.
-        workdir: the oracle's folder, made and removed by whoever ends this
-            process (a confined worker's is the policy's).
+        workdir: the folder of a worker without a policy (the oracle's), made
+            and removed by whoever ends this process (a confined worker's is
+            the policy's).
     """
     _import_graders(grader_files)  # before confinement hides them (a no-op under the zygote)
     sandbox = {}
@@ -210,7 +210,7 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
         quiet = os.open(os.devnull, os.O_RDWR)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
-        os.chdir(workdir or tempfile.gettempdir())
+        os.chdir(workdir)
     world = marshal.loads(connection.recv_bytes())
     package = world.get("package")
     if package:
