@@ -246,13 +246,12 @@ def serve(address: str) -> None:
 
 def _load() -> None:
     """Load what every check needs while the workers' zygote starts, and wait for both."""
-    from modlab.student.check import start_workers
+    from modlab.isolation.zygote import start_soon, zygote
 
-    start_workers()
+    start_soon()
     from modlab.commands import program  # noqa: F401  (what the child runs)
     from modlab.engine import grade_exercise  # noqa: F401  (torch, Hypothesis, the graders' framework)
     from modlab.formats.feedback import check_report  # noqa: F401
-    from modlab.isolation.zygote import zygote
 
     zygote()
 

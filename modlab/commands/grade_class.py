@@ -15,13 +15,8 @@ from .options import cuda_status
 
 
 def run_class(args, course: Course) -> int:
-    from modlab.batch.grading import Batch, pending
     from modlab.batch.layout import class_root
-    from modlab.batch.pool import grade_all
-    from modlab.batch.store import ResultStore
-    from modlab.engine import GradeOptions
-    from modlab.formats.table import class_summary
-    from modlab.formats.terminal import Progress, duration
+    from modlab.isolation.zygote import start_soon
 
     if args.gradescope:
         raise UsageError("--gradescope describes one submission; grade a class with --out (and --json)")
@@ -30,7 +25,17 @@ def run_class(args, course: Course) -> int:
     if args.out.resolve().is_relative_to(class_root(args.path).resolve()):
         raise UsageError(f"--out {args.out} is among the student folders of {args.path}, where it would pass for one")
     submissions, shard = class_submissions(args, course)
-    batch = Batch(course, chosen_exercises(args, course), GradeOptions(device=args.device))
+    exercises = chosen_exercises(args, course)
+    # The workers' zygote loads torch and the graders while this process does.
+    start_soon([str(course.grader_file(e)) for e in course.exercises if course.grader_file(e).is_file()])
+    from modlab.batch.grading import Batch, pending
+    from modlab.batch.pool import grade_all
+    from modlab.batch.store import ResultStore
+    from modlab.engine import GradeOptions
+    from modlab.formats.table import class_summary
+    from modlab.formats.terminal import Progress, duration
+
+    batch = Batch(course, exercises, GradeOptions(device=args.device))
     store = ResultStore(args.out)
     store.begin(batch.manifest([s.student for s in submissions], shard))
     todo = pending(batch, store, submissions)

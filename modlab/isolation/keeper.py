@@ -75,6 +75,8 @@ def main(sock: socket.socket) -> None:
                         return
                 elif request.get("op") == "client":
                     clients.append(_new_client(client))
+                elif request.get("op") == "preload":  # no answer: the asker goes on meanwhile
+                    keeper.preload(request.get("graders") or [])
                 else:
                     keeper.fork(request, fds, client)
             for control in readable:
@@ -108,14 +110,18 @@ class Keeper:
     def controls(self) -> list[socket.socket]:
         return [kept.control for kept in self.kept.values() if not kept.stopping]
 
-    def fork(self, request: dict, fds: list[int], sock: socket.socket) -> None:
-        data_fd, control_fd = fds
-        control = socket.socket(fileno=control_fd)
-        _preload(request.get("graders") or [])
+    def preload(self, grader_files: list[str]) -> None:
+        """Make ready what workers of these graders need, before the first is asked for."""
+        _preload(grader_files)
         prepare()  # made here, not in every worker
         if not self.kept:  # with a worker alive, its pages would be copied, not moved
             _settle()
         gc.freeze()  # the worker's collector leaves the zygote's objects alone: no copy-on-write
+
+    def fork(self, request: dict, fds: list[int], sock: socket.socket) -> None:
+        data_fd, control_fd = fds
+        control = socket.socket(fileno=control_fd)
+        self.preload(request.get("graders") or [])
         limits = request.get("limits")
         self.count += 1
         # Every worker has a folder, which this zygote removes once the worker is

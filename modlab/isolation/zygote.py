@@ -110,6 +110,19 @@ class Zygote:
             raise ZygoteFailed(f"the worker zygote could not fork a worker: {reply}")
         return Connection(data_ours.detach()), WorkerHandle(reply["pid"], control_ours)
 
+    def preload(self, grader_files: list[str]) -> None:
+        """Have the zygote import these graders now, without waiting for it:
+        the first worker asked for then finds them loaded.
+
+        Raises:
+            ZygoteFailed: the zygote stopped answering.
+        """
+        try:
+            with self.lock:
+                send_frame(self.socket, {"op": "preload", "graders": grader_files})
+        except OSError as exc:
+            raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
+
     def share(self) -> socket.socket:
         """A socket of its own on this zygote, for a grading process about to be forked:
         in it, :func:`adopt` makes the zygote that process's too, so a class graded
@@ -185,6 +198,23 @@ def zygote() -> Zygote:
         if _zygote is None or not _zygote.alive():
             _zygote = Zygote()
         return _zygote
+
+
+def start_soon(grader_files: list[str] = ()) -> None:
+    """Start this process's zygote in the background, and have it import these graders.
+
+    Started at once, it loads torch and the graders while this process loads
+    its own; the first worker would otherwise start it, and wait for both.
+    Where workers are spawned there is no zygote to start.
+    """
+    def start() -> None:
+        try:
+            zygote().preload(list(grader_files))
+        except ZygoteFailed:
+            pass  # the first worker starts it again, and says why it cannot
+
+    if start_method() == "fork":
+        threading.Thread(target=start, name="modlab-zygote", daemon=True).start()
 
 
 def adopt(shared: socket.socket) -> None:

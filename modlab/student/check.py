@@ -20,7 +20,6 @@ mostly starts one worker, the submission's.
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 
 from modlab.course import Exercise
@@ -49,8 +48,10 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
     """
     require_files(workspace, exercise)
     require_valid_syntax(workspace)
-    start_workers()
     # The engine loads torch: imported once the workers' zygote is on its way.
+    from modlab.isolation.zygote import start_soon
+
+    start_soon([str(workspace.course.grader_file(exercise))])
     from modlab.engine import WHOLE, GradeOptions, grade_exercise
 
     if not workspace.course.grader_file(exercise).is_file():
@@ -63,26 +64,6 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
         raise UsageError(f"exercise {exercise.id} has no public checks")
     _record(workspace, exercise, result)
     return result
-
-
-def start_workers() -> None:
-    """Start the zygote that workers are forked from, in the background.
-
-    Where workers are forked, the engine would start the zygote at its first
-    scenario, after this process has loaded the engine and the grader;
-    started here, it loads torch while this process loads them. Where
-    workers are spawned there is no zygote to start.
-    """
-    from modlab.isolation.zygote import ZygoteFailed, start_method, zygote
-
-    def start() -> None:
-        try:
-            zygote()
-        except ZygoteFailed:
-            pass  # the engine starts it again at its first scenario, and says why it cannot
-
-    if start_method() == "fork":
-        threading.Thread(target=start, name="modlab-zygote", daemon=True).start()
 
 
 def _record(workspace: Workspace, exercise: Exercise, result: ExerciseResult) -> None:
