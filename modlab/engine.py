@@ -225,6 +225,23 @@ def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir:
     return _oracles[key]
 
 
+def learnt() -> dict:
+    """What this process's oracles and searches know so far, for another process to :func:`learn`."""
+    return {"answers": {key: oracle.cache for key, oracle in _oracles.items()}, "specs": dict(_passing_specs)}
+
+
+def learn(known: dict) -> None:
+    """Take what another process of this grading learnt (:func:`learnt`): the
+    answers of torch.nn it was given and the specs its passing searches drew.
+    Both depend only on the graders and torch, never on a submission; an
+    oracle this process has not started keeps nothing, and is asked again."""
+    for key, answers in known["answers"].items():
+        if key in _oracles:
+            _oracles[key].cache.update(answers)
+            _oracles[key].unsaved = True
+    _passing_specs.update(known["specs"])
+
+
 def oracles_after_fork() -> None:
     """In a process forked from a grading process: keep what the oracles
     remember, but ask a worker of its own (the parent's answers the parent)."""

@@ -326,3 +326,50 @@ def test_the_warm_up_says_when_the_reference_loses_points(course, tmp_path):
     doubts = Batch(wrong, [wrong.exercise("01")], GradeOptions(device="cpu")).warm()
     assert len(doubts) == 1 and doubts[0].startswith("exercise 01: the reference scores")
     assert Batch(course, [course.exercise("01")], GradeOptions(device="cpu")).warm() == []
+
+
+def _searches_of(course, exercise) -> set:
+    from modlab.grading.loader import load_scenarios
+
+    return {(s.key, c.name) for s in load_scenarios(course, exercise) if s.specs is not None for c in s.cases()}
+
+
+@pytest.mark.parametrize("helper_dies", [False, True])
+def test_a_shared_warm_up_leaves_the_parent_knowing_both_halves(course, monkeypatch, helper_dies):
+    """With two jobs a helper warms every other exercise; the parent learns its answers and
+    specs (or, if it dies, warms them itself), so grading processes forked next know them all."""
+    from modlab import engine as runner
+    from modlab.batch import pool
+
+    monkeypatch.setattr(runner, "_passing_specs", {})
+    monkeypatch.setattr(runner, "_oracles", {})
+    if helper_dies:
+        monkeypatch.setattr(pool, "_warm_helper", lambda *args: os._exit(3))
+    exercises = [course.exercise("02"), course.exercise("03")]
+    batch = Batch(course, exercises, GradeOptions(device="cpu"))
+    warmed_here = []
+    warm = batch.warm
+    monkeypatch.setattr(batch, "warm", lambda chosen=None: warmed_here.append([e.id for e in chosen]) or warm(chosen))
+    assert pool.warm(batch, jobs=2) == []
+    assert warmed_here == ([["02"], ["03"]] if helper_dies else [["02"]])
+    for exercise in exercises:
+        assert _searches_of(course, exercise) <= set(runner._passing_specs), exercise.id
+    [oracle] = runner._oracles.values()
+    asked = {json.loads(key)["scenario"] for key in oracle.cache}
+    assert {key for e in exercises for key, _ in _searches_of(course, e)} <= asked
+    oracle.worker.close()
+
+
+def test_the_helper_of_a_shared_warm_up_reports_its_doubts(course, tmp_path):
+    from modlab.batch import pool
+    from modlab.course import load_course
+
+    (tmp_path / "course.yaml").write_text((ROOT / "course.yaml").read_text())
+    for folder in ("graders", "exercises"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data"]
+    variant_package(course, variant, tmp_path / "solutions")
+    wrong = load_course(tmp_path / "course.yaml")
+    batch = Batch(wrong, [wrong.exercise("02"), wrong.exercise("01")], GradeOptions(device="cpu"))
+    doubts = pool.warm(batch, jobs=2)  # 01, the helper's half, is the one that loses points
+    assert len(doubts) == 1 and doubts[0].startswith("exercise 01: the reference scores")

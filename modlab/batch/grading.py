@@ -50,16 +50,19 @@ class Batch:
         return {"course": self.course.id, "grading_key": self.key, "exercises": [e.id for e in self.exercises],
                 "shard": list(shard), "students": students}
 
-    def warm(self) -> list[str]:
+    def warm(self, exercises: list[Exercise] | None = None) -> list[str]:
         """Grade the reference once, so that this process and those forked from it
         know torch.nn's answers and replay the specs of every Hypothesis search
         (see ``modlab.engine``) for every submission alike.
+
+        Args:
+            exercises: those to warm up (default: all the batch grades).
 
         Returns:
             Where the reference does not score full marks: a grader to check.
         """
         doubts = []
-        for exercise in self.exercises:
+        for exercise in self.exercises if exercises is None else exercises:
             try:
                 graded = grade_exercise(self.course, exercise, self.course.solutions, self.options)
             except Exception as error:  # every submission's record will say so too

@@ -26,7 +26,7 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Callable
 
-from modlab.engine import oracles_after_fork
+from modlab.engine import learn, learnt, oracles_after_fork
 from modlab.isolation.zygote import adopt, start_method, zygote
 
 from .grading import Batch
@@ -45,7 +45,7 @@ def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, j
     """
     if not submissions:
         return []
-    doubts = batch.warm()
+    doubts = warm(batch, jobs)
     if jobs == 1:
         for submission in submissions:
             record = batch.grade(submission)
@@ -54,6 +54,41 @@ def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, j
     else:
         grade_in_processes(batch, submissions, store, jobs, done)
     return doubts
+
+
+def warm(batch: Batch, jobs: int) -> list[str]:
+    """The warm-up (:meth:`.batch.Batch.warm`), shared with a helper process
+    when there are jobs for two: each grades every other exercise of the
+    reference, and the parent learns what the helper learnt, so that every
+    grading process forked afterwards starts knowing it all.
+
+    A helper that dies leaves its exercises to the parent.
+    """
+    if jobs == 1 or start_method() != "fork" or len(batch.exercises) < 2:
+        return batch.warm()
+    ours, theirs = batch.exercises[0::2], batch.exercises[1::2]
+    context = multiprocessing.get_context("fork")
+    connection, child_end = context.Pipe()
+    shared = zygote().share()
+    helper = context.Process(target=_warm_helper, args=(child_end, batch, theirs, shared), name="modlab-warm-up")
+    helper.start()
+    child_end.close()
+    shared.close()
+    doubts = batch.warm(ours)
+    try:
+        their_doubts, known = connection.recv()
+        learn(known)
+    except (EOFError, OSError):
+        their_doubts = batch.warm(theirs)
+    helper.join()
+    connection.close()
+    return sorted(doubts + their_doubts)  # each begins "exercise NN:"
+
+
+def _warm_helper(connection, batch: Batch, exercises: list, shared_zygote) -> None:
+    adopt(shared_zygote)
+    oracles_after_fork()
+    connection.send((batch.warm(exercises), learnt()))
 
 
 def grade_in_processes(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
