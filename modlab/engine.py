@@ -16,6 +16,7 @@ import atexit
 import json
 import os
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -212,6 +213,32 @@ def request_key(request: dict) -> str:
 # replayed first, without drawing again, and Hypothesis runs only where a spec
 # fails, to shrink it. Drawing costs the grading process more than comparing.
 _passing_specs: dict[tuple[str, str], list] = {}
+
+
+# The calls of each search that failed after a failed replay, by case and by
+# where the replay first failed (index and outcome): a later submission failing
+# there alike is led through the recorded specs first (ExerciseGrading._follow).
+# Bugs recur across a class, and a search costs the grading process far more
+# than asking its specs costs the submission's worker.
+_failing_searches: dict[tuple, list] = {}
+
+
+def outcome(problem: Problem | None) -> tuple | None:
+    """What Hypothesis tells apart in a test's outcome: passed (None), or failed
+    with this reason, raised where and from what (its "interesting origin")."""
+    return None if problem is None else (problem.reason, _origin(problem))
+
+
+def _origin(exc: BaseException, seen: tuple = ()) -> tuple:
+    """An exception's type, the file and line it was raised at, and the same of
+    the exception it was raised while handling: as Hypothesis distinguishes failures."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    where = (frame.tb_frame.f_code.co_filename, frame.tb_lineno) if frame is not None else None
+    context = exc.__context__
+    before = _origin(context, (*seen, exc)) if context is not None and context not in seen else ()
+    return type(exc).__qualname__, where, before
 
 
 def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir: Path | None = None) -> Oracle:
@@ -519,12 +546,25 @@ class ExerciseGrading:
 
         A hang, a crash, a failed import or a stub fails the same way for
         every spec, so the search stops at the first one instead of shrinking.
-        A search that passed once is replayed first (see ``_passing_specs``).
+        A search that passed once is replayed first (see ``_passing_specs``),
+        and one that failed there as a search before did is followed first
+        (see ``_failing_searches``).
         """
         key = (case.scenario.key, case.name)
-        if key in _passing_specs and self._replay(case, _passing_specs[key]):
-            return
-        drawn = []
+        first_failure = None
+        if key in _passing_specs:
+            first_failure = self._replay(case, _passing_specs[key])
+            if first_failure is None:
+                return
+            # Whatever the replay left running, the search (or the detour
+            # below) starts from a fresh worker, so that what the submission
+            # is asked next never depends on how far the replay read.
+            self.worker.close()
+            followed = _failing_searches.get((key, first_failure))
+            smallest = followed and self._follow(case, followed)
+            if smallest:
+                raise smallest
+        calls = []
 
         # No "explain" phase: it re-runs a failing spec many times to annotate
         # it, and the feedback already shows the smallest failing spec.
@@ -533,37 +573,77 @@ class ExerciseGrading:
                   phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
         @given(spec=case.scenario.specs)
         def property_holds(spec):
-            drawn.append(spec)
             try:
                 self._compare(case, case.arguments(spec))
             except Problem as problem:
                 problem.spec = spec
                 if problem.stops_search():
                     raise _StopSearch(problem) from None
+                calls.append((spec, outcome(problem)))
                 raise
+            calls.append((spec, None))
 
         try:
             property_holds()
         except _StopSearch as stop:
             raise stop.problem from None
-        _passing_specs[key] = drawn
+        except Problem:
+            if first_failure is not None:
+                _failing_searches[(key, first_failure)] = calls
+            raise
+        _passing_specs[key] = [spec for spec, _ in calls]
 
-    def _replay(self, case: Case, specs: list) -> bool:
+    def _replay(self, case: Case, specs: list) -> tuple | None:
         """Compare on the specs a passing search draws, in its order.
 
-        Returns True if all pass: the search would draw just these and pass.
-        Returns False at the first that fails in a way worth shrinking, for
-        the search to find the smallest failing spec. Raises the failures
-        that stop a search, as the search would at that same spec.
+        Returns None if all pass: the search would draw just these and pass.
+        Otherwise, for the search to find the smallest failing spec, where the
+        first failure worth shrinking is: ``(index, outcome)``. Raises the
+        failures that stop a search, as the search would at that same spec.
 
         The first spec is asked alone, the rest in one stream: a stub, or a
         submission that fails at once, then leaves no stream running that its
         worker would have to be ended (and started again) for.
         """
-        return all(self._replay_stream(case, chunk) for chunk in (specs[:1], specs[1:]) if chunk)
+        for start, chunk in ((0, specs[:1]), (1, specs[1:])):
+            with closing(self._outcomes(case, chunk)) as outcomes:
+                for index, problem in enumerate(outcomes, start):
+                    if problem is not None:
+                        return index, outcome(problem)
+        return None
 
-    def _replay_stream(self, case: Case, specs: list) -> bool:
-        """:meth:`_replay` on these specs, asked in one stream."""
+    def _follow(self, case: Case, calls: list) -> Problem | None:
+        """The problem a search would end with, found without searching.
+
+        Hypothesis draws derandomized and decides each next spec from the
+        outcomes so far alone. A submission asked a recorded search's specs
+        as that search asked them (one at a time, in its order, from a fresh
+        worker), whose every outcome is the recorded one, would therefore be
+        led through the very same search to the same smallest spec: its
+        problem there is returned. At the first outcome that differs, None,
+        and the worker ends: the search then starts afresh, as it would have
+        without this detour.
+        """
+        found = None
+        for spec, recorded in calls:
+            try:
+                self._compare(case, case.arguments(spec))
+                found = None
+            except Problem as problem:
+                problem.spec = spec
+                if problem.stops_search():
+                    raise
+                found = problem
+            if outcome(found) != recorded:
+                self.worker.close()
+                return None
+        return found
+
+    def _outcomes(self, case: Case, specs: list) -> Iterator[Problem | None]:
+        """Each spec's outcome, in order, asked in one stream: None where it
+        passes, the Problem where it fails in a way worth shrinking. Raises
+        the failures that stop a search, at their spec. Closing it early ends
+        the stream (and with it a worker still running the rest)."""
         requests = [run_request(case, case.arguments(spec)) for spec in specs]
         timeout = self.course.limits.scenario_timeout_s
         self._start_clock()
@@ -583,11 +663,12 @@ class ExerciseGrading:
                         raise self._worker_problem(failed) from None
                     self._judge(case, wanted, actual)
                 except Problem as problem:
-                    if not problem.stops_search():
-                        return False
                     problem.spec = spec
-                    raise
-            return True
+                    if problem.stops_search():
+                        raise
+                    yield problem
+                    continue
+                yield None
         finally:
             answers.close()
 

@@ -313,6 +313,54 @@ def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, mon
     assert any(outcome == "failed" for _, outcome, *_ in fresh)
 
 
+@pytest.fixture
+def searches_counted(monkeypatch):
+    """The engine's memory of searches emptied, and a count of the Hypothesis searches it runs."""
+    from modlab import engine as runner
+
+    monkeypatch.setattr(runner, "_passing_specs", {})
+    monkeypatch.setattr(runner, "_failing_searches", {})
+    searches = []
+
+    def given(**strategies):
+        def counted(test):
+            searched = runner_given(**strategies)(test)
+            return lambda: searches.append(test.__name__) or searched()
+        return counted
+
+    runner_given = runner.given
+    monkeypatch.setattr(runner, "given", given)
+    return searches
+
+
+@pytest.mark.parametrize("answers_alike", [True, False])
+def test_a_followed_search_gives_the_verdicts_of_a_fresh_one(course, tmp_path, searches_counted, answers_alike):
+    """A submission failing a replayed search where another failed before is led through
+    that search's recorded specs: with every outcome alike it gets the recorded search's
+    smallest case without searching; at the first outcome that differs, it is searched afresh."""
+    from modlab import engine as runner
+
+    exercise = course.exercise("03")
+    [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "tied_weights_counted_twice"]
+    package = variant_package(course, variant, tmp_path)
+
+    def verdicts():
+        result = runner.grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
+        return [(t.name, t.outcome, t.reason, t.feedback, t.score) for t in result.tests]
+
+    runner.grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"))
+    searches_counted.clear()
+    fresh = verdicts()
+    assert runner._failing_searches and len(searches_counted) == len(runner._failing_searches)
+    assert any(outcome == "failed" and "Smallest failing case" in feedback for _, outcome, _, feedback, _ in fresh)
+    if not answers_alike:  # as if an earlier submission had passed where this one fails
+        for calls in runner._failing_searches.values():
+            calls[-1] = (calls[-1][0], None)
+    searches_counted.clear()
+    assert verdicts() == fresh
+    assert len(searches_counted) == (0 if answers_alike else len(runner._failing_searches))
+
+
 def test_the_warm_up_says_when_the_reference_loses_points(course, tmp_path):
     """A batch first grades the reference; a reference short of full marks means a grader to check."""
     from modlab.course import load_course
