@@ -221,6 +221,7 @@ _passing_specs: dict[tuple[str, str], list] = {}
 # Bugs recur across a class, and a search costs the grading process far more
 # than asking its specs costs the submission's worker.
 _failing_searches: dict[tuple, list] = {}
+_recorded: list[tuple] = []  # the keys of _failing_searches, as this process recorded them
 
 
 def outcome(problem: Problem | None) -> tuple | None:
@@ -254,19 +255,29 @@ def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir:
 
 def learnt() -> dict:
     """What this process's oracles and searches know so far, for another process to :func:`learn`."""
-    return {"answers": {key: oracle.cache for key, oracle in _oracles.items()}, "specs": dict(_passing_specs)}
+    return {"answers": {key: oracle.cache for key, oracle in _oracles.items()}, "specs": dict(_passing_specs),
+            "failed": dict(_failing_searches)}
+
+
+def failed_since(count: int) -> tuple[int, dict]:
+    """The failing searches this process recorded after its first ``count``, and
+    how many it has recorded now: for the other processes of a grading to learn."""
+    return len(_recorded), {key: _failing_searches[key] for key in _recorded[count:]}
 
 
 def learn(known: dict) -> None:
-    """Take what another process of this grading learnt (:func:`learnt`): the
-    answers of torch.nn it was given and the specs its passing searches drew.
-    Both depend only on the graders and torch, never on a submission; an
-    oracle this process has not started keeps nothing, and is asked again."""
-    for key, answers in known["answers"].items():
+    """Take what another process of this grading learnt (:func:`learnt`, or
+    ``{"failed": ...}`` of :func:`failed_since`): the answers of torch.nn it
+    was given, the specs its passing searches drew, the failing searches it
+    recorded. None depends on a submission's code (a failing search is
+    followed only where a submission answers it alike); an oracle this
+    process has not started keeps nothing, and is asked again."""
+    for key, answers in known.get("answers", {}).items():
         if key in _oracles:
             _oracles[key].cache.update(answers)
             _oracles[key].unsaved = True
-    _passing_specs.update(known["specs"])
+    _passing_specs.update(known.get("specs", {}))
+    _failing_searches.update(known.get("failed", {}))
 
 
 def oracles_after_fork() -> None:
@@ -590,6 +601,7 @@ class ExerciseGrading:
         except Problem:
             if first_failure is not None:
                 _failing_searches[(key, first_failure)] = calls
+                _recorded.append((key, first_failure))
             raise
         _passing_specs[key] = [spec for spec, _ in calls]
 

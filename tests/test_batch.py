@@ -182,6 +182,42 @@ def test_a_grading_process_that_dies_costs_a_failure_record_not_the_batch(course
     assert "bob,0.00,0.00,10,grading failed: the grading process exited with code 7" in gradebook
 
 
+class RecordsASearchEach(Batch):
+    """Grading records a failing search named after the student, and notes which it knew."""
+
+    notes: Path
+
+    def grade(self, submission):
+        from modlab import engine as runner
+        from modlab.batch.store import Record
+        from modlab.records import SubmissionResult
+
+        (self.notes / submission.student).write_text(" ".join(sorted(key for key, _ in runner._failing_searches)))
+        time.sleep(0.5)
+        runner._failing_searches[(submission.student, None)] = []
+        runner._recorded.append((submission.student, None))
+        return Record(SubmissionResult(submission.student), self.key, "", "")
+
+
+def test_grading_processes_pass_on_the_failing_searches_they_record(course, tmp_path, monkeypatch):
+    """What one grading process learns from a failing search, the others follow too."""
+    from modlab import engine as runner
+    from modlab.batch.layout import Submission
+
+    monkeypatch.setattr(runner, "_failing_searches", {})
+    monkeypatch.setattr(runner, "_recorded", [])
+    batch = RecordsASearchEach(course, [course.exercise("01")], GradeOptions(device="cpu"))
+    batch.notes = tmp_path
+    students = [Submission(f"s{index}", ()) for index in range(1, 7)]
+    store = ResultStore(tmp_path / "results")
+    store.begin(batch.manifest([s.student for s in students], (1, 1)))
+    grade_in_processes(batch, students, store, 2, lambda record: None)
+    knew = {s.student: set((tmp_path / s.student).read_text().split()) for s in students}
+    assert knew["s1"] == knew["s2"] == set()
+    # s1 and s2 were graded side by side, one in each process: the last two each know both
+    assert {"s1", "s2"} <= knew["s5"] and {"s1", "s2"} <= knew["s6"], knew
+
+
 def start_batch(klass: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "modlab", *COURSE, "grade", str(klass), "-e", "01",
                              "-j", "2", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -5,10 +5,12 @@ specs of every Hypothesis search are known (:meth:`.batch.Batch.warm`), and
 every submission is graded alike. With one job the parent grades every
 submission itself. With more, it hands out submissions one at a time to
 grading processes forked from it, which inherit torch, the graders and what
-the warm-up learnt, and it grades nothing itself. Either way each
-exercise of each submission gets a fresh worker process of its own: isolation
-is as strong as for one submission, and no process pays for importing torch
-again. Nothing on the trusted side touches CUDA (the oracle's worker asks for
+the warm-up learnt, and it grades nothing itself. With each submission it
+hands over the failing searches the other processes recorded since (see
+``modlab.engine``): a bug met once is followed, not searched, in every
+process. Either way each exercise of each submission gets a fresh worker
+process of its own: isolation is as strong as for one submission, and no
+process pays for importing torch again. Nothing on the trusted side touches CUDA (the oracle's worker asks for
 it), so forking stays safe on GPU runners.
 
 Every grading process leads its own process group, so Ctrl-C reaches the
@@ -26,7 +28,7 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Callable
 
-from modlab.engine import learn, learnt, oracles_after_fork
+from modlab.engine import failed_since, learn, learnt, oracles_after_fork
 from modlab.isolation.zygote import adopt, start_method, zygote
 
 from .grading import Batch
@@ -97,13 +99,18 @@ def grade_in_processes(batch: Batch, submissions: list[Submission], store: Resul
     context = multiprocessing.get_context(start_method())
     waiting = deque(submissions)
     busy: list[GradingProcess] = []
+    failed_searches: dict = {}  # what every grading process recorded, passed on to the others
     try:
         while waiting or busy:
             while waiting and len(busy) < jobs:
-                busy.append(GradingProcess(context, batch, store))
+                busy.append(GradingProcess(context, batch, store, failed_searches))
                 busy[-1].hand(waiting.popleft())
             for grader in _answered(busy):
-                record = grader.collect()
+                record, recorded = grader.collect()
+                failed_searches.update(recorded)
+                for other in busy:
+                    if other is not grader:
+                        other.unseen.update(recorded)
                 if record is None:  # died: the parent writes the record the process could not
                     record = batch.failed(grader.holding, f"the grading process {grader.exit_status()}")
                     store.save(record)
@@ -128,7 +135,7 @@ def _answered(busy: list["GradingProcess"]) -> list["GradingProcess"]:
 class GradingProcess:
     """One forked grading process, seen from the parent."""
 
-    def __init__(self, context, batch: Batch, store: ResultStore):
+    def __init__(self, context, batch: Batch, store: ResultStore, failed_searches: dict):
         self.connection, child_end = context.Pipe()
         shared = zygote().share() if start_method() == "fork" else None  # one zygote for the whole class
         self.process = context.Process(target=serve, args=(child_end, batch, store, shared), name="modlab-grading")
@@ -137,17 +144,22 @@ class GradingProcess:
         if shared is not None:
             shared.close()
         self.holding: Submission | None = None
+        self.unseen = dict(failed_searches)  # failing searches the others recorded, not yet passed on
 
     def hand(self, submission: Submission) -> None:
+        """Give it a submission to grade, with the failing searches it has not learnt yet."""
         self.holding = submission
-        self.connection.send(submission)
+        self.connection.send((submission, self.unseen))
+        self.unseen = {}
 
-    def collect(self) -> Record | None:
-        """The record of the submission it held, or None if the process died."""
+    def collect(self) -> tuple[Record | None, dict]:
+        """The record of the submission it held (None if the process died),
+        and the failing searches it recorded meanwhile."""
         try:
-            return Record.from_json(self.connection.recv())
+            text, recorded = self.connection.recv()
         except (EOFError, OSError):
-            return None
+            return None, {}
+        return Record.from_json(text), recorded
 
     def exit_status(self) -> str:
         self.process.join(timeout=5)
@@ -185,21 +197,24 @@ def serve(connection, batch: Batch, store: ResultStore, shared_zygote=None) -> N
     if shared_zygote is not None:
         adopt(shared_zygote)
     oracles_after_fork()
-    parent = os.getppid()
+    parent, recorded = os.getppid(), failed_since(0)[0]
     while True:
         # Not EOF: forked siblings hold copies of the parent's end of this pipe, so EOF never comes.
         while not connection.poll(PARENT_CHECK_S):
             if os.getppid() != parent:
                 return  # the parent was killed: stop, with every record finished so far saved
         try:
-            submission = connection.recv()
+            handed = connection.recv()
         except EOFError:
             return
-        if submission is None:
+        if handed is None:
             return
+        submission, failed_elsewhere = handed
+        learn({"failed": failed_elsewhere})
         record = batch.grade(submission)
         store.save(record)
+        recorded, failed_here = failed_since(recorded)
         try:
-            connection.send(record.to_json())
+            connection.send((record.to_json(), failed_here))
         except OSError:  # the parent is gone; the record is saved, the next run skips it
             return
