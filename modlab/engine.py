@@ -221,7 +221,7 @@ _passing_specs: dict[tuple[str, str], list] = {}
 # Bugs recur across a class, and a search costs the grading process far more
 # than asking its specs costs the submission's worker.
 _failing_searches: dict[tuple, list] = {}
-_recorded: list[tuple] = []  # the keys of _failing_searches, as this process recorded them
+_recorded: list[tuple] = []  # (key, calls) of each failing search this process recorded, in turn
 
 
 def outcome(problem: Problem | None) -> tuple | None:
@@ -262,7 +262,7 @@ def learnt() -> dict:
 def failed_since(count: int) -> tuple[int, dict]:
     """The failing searches this process recorded after its first ``count``, and
     how many it has recorded now: for the other processes of a grading to learn."""
-    return len(_recorded), {key: _failing_searches[key] for key in _recorded[count:]}
+    return len(_recorded), dict(_recorded[count:])
 
 
 def learn(known: dict) -> None:
@@ -601,7 +601,7 @@ class ExerciseGrading:
         except Problem:
             if first_failure is not None:
                 _failing_searches[(key, first_failure)] = calls
-                _recorded.append((key, first_failure))
+                _recorded.append(((key, first_failure), calls))
             raise
         _passing_specs[key] = [spec for spec, _ in calls]
 

@@ -195,7 +195,7 @@ class RecordsASearchEach(Batch):
         (self.notes / submission.student).write_text(" ".join(sorted(key for key, _ in runner._failing_searches)))
         time.sleep(0.5)
         runner._failing_searches[(submission.student, None)] = []
-        runner._recorded.append((submission.student, None))
+        runner._recorded.append(((submission.student, None), []))
         return Record(SubmissionResult(submission.student), self.key, "", "")
 
 
@@ -356,6 +356,7 @@ def searches_counted(monkeypatch):
 
     monkeypatch.setattr(runner, "_passing_specs", {})
     monkeypatch.setattr(runner, "_failing_searches", {})
+    monkeypatch.setattr(runner, "_recorded", [])
     searches = []
 
     def given(**strategies):
@@ -397,8 +398,8 @@ def test_a_followed_search_gives_the_verdicts_of_a_fresh_one(course, tmp_path, s
     assert len(searches_counted) == (0 if answers_alike else len(runner._failing_searches))
 
 
-def test_the_warm_up_says_when_the_reference_loses_points(course, tmp_path):
-    """A batch first grades the reference; a reference short of full marks means a grader to check."""
+def course_with_a_wrong_reference(course, tmp_path):
+    """The course, but its reference's exercise 01 copies the data it is given."""
     from modlab.course import load_course
 
     (tmp_path / "course.yaml").write_text((ROOT / "course.yaml").read_text())
@@ -406,7 +407,12 @@ def test_the_warm_up_says_when_the_reference_loses_points(course, tmp_path):
         (tmp_path / folder).symlink_to(ROOT / folder)
     [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data"]
     variant_package(course, variant, tmp_path / "solutions")
-    wrong = load_course(tmp_path / "course.yaml")
+    return load_course(tmp_path / "course.yaml")
+
+
+def test_the_warm_up_says_when_the_reference_loses_points(course, tmp_path):
+    """A batch first grades the reference; a reference short of full marks means a grader to check."""
+    wrong = course_with_a_wrong_reference(course, tmp_path)
     doubts = Batch(wrong, [wrong.exercise("01")], GradeOptions(device="cpu")).warm()
     assert len(doubts) == 1 and doubts[0].startswith("exercise 01: the reference scores")
     assert Batch(course, [course.exercise("01")], GradeOptions(device="cpu")).warm() == []
@@ -446,14 +452,8 @@ def test_a_shared_warm_up_leaves_the_parent_knowing_both_halves(course, monkeypa
 
 def test_the_helper_of_a_shared_warm_up_reports_its_doubts(course, tmp_path):
     from modlab.batch import pool
-    from modlab.course import load_course
 
-    (tmp_path / "course.yaml").write_text((ROOT / "course.yaml").read_text())
-    for folder in ("graders", "exercises"):
-        (tmp_path / folder).symlink_to(ROOT / folder)
-    [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data"]
-    variant_package(course, variant, tmp_path / "solutions")
-    wrong = load_course(tmp_path / "course.yaml")
+    wrong = course_with_a_wrong_reference(course, tmp_path)
     batch = Batch(wrong, [wrong.exercise("02"), wrong.exercise("01")], GradeOptions(device="cpu"))
     doubts = pool.warm(batch, jobs=2)  # 01, the helper's half, is the one that loses points
     assert len(doubts) == 1 and doubts[0].startswith("exercise 01: the reference scores")
