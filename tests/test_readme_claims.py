@@ -87,9 +87,9 @@ def test_each_figure_readme_quotes_from_a_bench_script_is_in_its_dated_results()
     cited = re.findall(r"`(bench/\w+\.py)`, measured (\d{4}-\d{2}-\d{2})", README)
     assert len(cited) >= 2
     assert all((ROOT / script).is_file() for script, _ in cited)
-    for figure in ("120 s", "30.9 s per student", "70 s start-up", "0.38 s", "52.2×", "25.7×"):
+    for figure in ("165 s", "43.8 s per student", "106 s start-up", "0.75 s", "53.8×", "26.6×"):
         assert figure in bench, figure
-    for figure in ("120 s", "30.9 s per student", "70 s of start-up", "0.38 s", "52 times", "26 times"):
+    for figure in ("165 s", "43.8 s per student", "106 s of start-up", "0.75 s", "54 times", "27 times"):
         assert figure in README, figure
 
 
