@@ -83,7 +83,7 @@ def worker_cpu(account: CpuAccount, course, request: dict, count: int) -> float:
     world = {"kind": "package", "package": course.package, "sources": sources, "own": list(exercise.files)}
 
     def one() -> None:
-        handle = process.WorkerProcess(world, engine.all_grader_files(course), limits=course.limits)
+        handle = process.WorkerProcess(world, course.grader_files(), limits=course.limits)
         handle.ask(request, course.limits.scenario_timeout_s)
         handle.close()
 

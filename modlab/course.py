@@ -96,6 +96,10 @@ class Course:
         """The grader file of ``exercise``: ``graders/test_NN_slug.py``."""
         return self.graders / f"test_{exercise.name}.py"
 
+    def grader_files(self) -> list[str]:
+        """The grader files that exist, in the exercises' order: what workers load."""
+        return [str(self.grader_file(e)) for e in self.exercises if self.grader_file(e).is_file()]
+
 
 def find_course_file(start: Path | None = None) -> Path:
     """The nearest ``course.yaml`` at or above ``start`` (default: the cwd)."""

@@ -224,6 +224,12 @@ _failing_searches: dict[tuple, list] = {}
 _recorded: list[tuple] = []  # (key, calls) of each failing search this process recorded, in turn
 
 
+def remember_failing(key: tuple, calls: list) -> None:
+    """Keep a failing search's calls, to follow here and to pass on (:func:`failed_since`)."""
+    _failing_searches[key] = calls
+    _recorded.append((key, calls))
+
+
 def outcome(problem: Problem | None) -> tuple | None:
     """What Hypothesis tells apart in a test's outcome: passed (None), or failed
     with this reason, raised where and from what (its "interesting origin")."""
@@ -245,7 +251,7 @@ def _origin(exc: BaseException, seen: tuple = ()) -> tuple:
 def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir: Path | None = None) -> Oracle:
     """The course's oracle for these graders (default: all of them), started on
     first use and ended when this process exits; ``cache_dir``: see :class:`Oracle`."""
-    grader_files = grader_files or all_grader_files(course)
+    grader_files = grader_files or course.grader_files()
     key = json.dumps([course.id, grader_files, str(cache_dir or "")])
     if key not in _oracles:
         oracle = _oracles[key] = Oracle(grader_files, cache_dir)
@@ -285,10 +291,6 @@ def oracles_after_fork() -> None:
     remember, but ask a worker of its own (the parent's answers the parent)."""
     for oracle in _oracles.values():
         oracle.worker = WorkerProcess({"kind": "torch"}, oracle.worker.grader_files)
-
-
-def all_grader_files(course: Course) -> list[str]:
-    return [str(course.grader_file(e)) for e in course.exercises if course.grader_file(e).is_file()]
 
 
 def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode: str) -> dict[str, str]:
@@ -393,7 +395,7 @@ class ExerciseGrading:
         self.course, self.exercise, self.options = course, exercise, options
         # A student's check needs its own exercise's grader only: loading them all
         # costs seconds (08's imports torch._dynamo) that a check would wait for.
-        graders = [str(course.grader_file(exercise))] if options.public_only else all_grader_files(course)
+        graders = [str(course.grader_file(exercise))] if options.public_only else course.grader_files()
         self.oracle = oracle_for(course, graders, options.oracle_cache)
         self.deadline: float | None = None  # set when the submission's code first runs
         self.error, self.worker = "", None
@@ -600,8 +602,7 @@ class ExerciseGrading:
             raise stop.problem from None
         except Problem:
             if first_failure is not None:
-                _failing_searches[(key, first_failure)] = calls
-                _recorded.append(((key, first_failure), calls))
+                remember_failing((key, first_failure), calls)
             raise
         _passing_specs[key] = [spec for spec, _ in calls]
 

@@ -194,8 +194,7 @@ class RecordsASearchEach(Batch):
 
         (self.notes / submission.student).write_text(" ".join(sorted(key for key, _ in runner._failing_searches)))
         time.sleep(0.5)
-        runner._failing_searches[(submission.student, None)] = []
-        runner._recorded.append(((submission.student, None), []))
+        runner.remember_failing((submission.student, None), [])
         return Record(SubmissionResult(submission.student), self.key, "", "")
 
 

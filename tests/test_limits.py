@@ -187,7 +187,7 @@ def _seen():
 
 @pytest.mark.skipif(not LINUX, reason="the confinement is Linux's")
 def test_what_holds_is_reported(quick):
-    from modlab.engine import all_grader_files, package_sources
+    from modlab.engine import package_sources
     from modlab.grading.loader import load_scenarios
     from modlab.isolation.process import WorkerProcess
 
@@ -195,7 +195,7 @@ def test_what_holds_is_reported(quick):
     case = load_scenarios(quick, exercise)[0].cases()[0]
     world = {"kind": "package", "package": quick.package, "own": ["parameter.py"],
              "sources": package_sources(quick, exercise, quick.solutions, "graft")}
-    worker = WorkerProcess(world, all_grader_files(quick), limits=quick.limits)
+    worker = WorkerProcess(world, quick.grader_files(), limits=quick.limits)
     try:
         worker.ask({"op": "run", "scenario": case.scenario.key, "arguments": case.arguments()}, 10)
     finally:

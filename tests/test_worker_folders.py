@@ -6,7 +6,6 @@ import tempfile
 
 import pytest
 
-from modlab.engine import all_grader_files
 from modlab.isolation.process import WorkerProcess
 
 
@@ -18,7 +17,7 @@ def folders() -> set[str]:
 def test_no_worker_leaves_its_folder_behind(course, method, monkeypatch):
     monkeypatch.setenv("MODLAB_START_METHOD", method)
     before = folders()
-    oracle = WorkerProcess({"kind": "torch"}, all_grader_files(course)[:1])
+    oracle = WorkerProcess({"kind": "torch"}, course.grader_files()[:1])
     assert "cuda" in oracle.ask({"op": "cuda"}, timeout=120)
     during = folders() - before
     oracle.close()

@@ -10,8 +10,8 @@ hands over the failing searches the other processes recorded since (see
 ``modlab.engine``): a bug met once is followed, not searched, in every
 process. Either way each exercise of each submission gets a fresh worker
 process of its own: isolation is as strong as for one submission, and no
-process pays for importing torch again. Nothing on the trusted side touches CUDA (the oracle's worker asks for
-it), so forking stays safe on GPU runners.
+process pays for importing torch again. Nothing on the trusted side touches
+CUDA (the oracle's worker asks for it), so forking stays safe on GPU runners.
 
 Every grading process leads its own process group, so Ctrl-C reaches the
 parent alone: it stops handing out work and ends the grading processes with
@@ -197,7 +197,7 @@ def serve(connection, batch: Batch, store: ResultStore, shared_zygote=None) -> N
     if shared_zygote is not None:
         adopt(shared_zygote)
     oracles_after_fork()
-    parent, recorded = os.getppid(), failed_since(0)[0]
+    parent, passed_on = os.getppid(), failed_since(0)[0]  # failing searches recorded and reported so far
     while True:
         # Not EOF: forked siblings hold copies of the parent's end of this pipe, so EOF never comes.
         while not connection.poll(PARENT_CHECK_S):
@@ -213,7 +213,7 @@ def serve(connection, batch: Batch, store: ResultStore, shared_zygote=None) -> N
         learn({"failed": failed_elsewhere})
         record = batch.grade(submission)
         store.save(record)
-        recorded, failed_here = failed_since(recorded)
+        passed_on, failed_here = failed_since(passed_on)
         try:
             connection.send((record.to_json(), failed_here))
         except OSError:  # the parent is gone; the record is saved, the next run skips it
