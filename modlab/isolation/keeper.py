@@ -2,10 +2,11 @@
 
 Runs in the zygote process (see :mod:`.zygote` for why there is one), started
 with ``python -c`` by the grading process, which never imports this module.
-Before each fork it preloads the graders a worker needs and what Landlock
-lets a worker reach, so that no worker pays for either, and keeps its memory
-in huge pages (:func:`_settle`), so that a fork and an exit cost little; the
-forked child becomes a worker (:func:`.worker.serve`) at once.
+Before each fork it preloads the graders a worker needs, what Landlock lets
+a worker reach and the tripwires on torch.nn, so that no worker pays for
+them, and keeps its memory in huge pages (:func:`_settle`), so that a fork
+and an exit cost little; the forked child becomes a worker
+(:func:`.worker.serve`) at once.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from .sandbox.landlock import prepare
 from .sandbox.libc import LINUX, libc
 from .sandbox.namespaces import CLONE_NEWPID, become_subreaper, setns, unshare
 from .sandbox.user import worker_uid
+from .tripwires import install_tripwires
 
 
 class Kept:
@@ -114,6 +116,7 @@ class Keeper:
         """Make ready what workers of these graders need, before the first is asked for."""
         _preload(grader_files)
         prepare()  # made here, not in every worker
+        install_tripwires()  # here, not in every worker; the oracle's removes them
         if not self.kept:  # with a worker alive, its pages would be copied, not moved
             _settle()
         gc.freeze()  # the worker's collector leaves the zygote's objects alone: no copy-on-write

@@ -5,7 +5,14 @@ method of ``torch.nn.Module`` and ``torch.nn.Parameter`` then notes that it
 was called (:func:`tripped`); once the package has loaded, no class of it may
 be, or inherit from, a torch.nn class (:func:`delegating_classes`). The
 worker reports both with its answers; the grading side scores them as tamper
-(:mod:`.tamper`). Runs in the worker only: nothing on the grading side imports it.
+(:mod:`.tamper`).
+
+The zygote installs them once, before it forks workers: setting a method of
+torch.nn.Module updates the slots of each of its subclasses, which took
+3.6 ms of every worker's start (and copied the pages of all those classes).
+The oracle's worker removes them (:func:`remove_tripwires`): it answers with
+torch.nn as it is. Runs in the zygote and the workers only: nothing on the
+grading side imports it.
 """
 from __future__ import annotations
 
@@ -52,19 +59,31 @@ def _tripwire(function, where: str):
 # torch.nn's classes as they are before any submission runs, and the wrappers.
 _TORCH_CLASSES = frozenset(_subclasses(torch.nn.Module) | _subclasses(torch.nn.Parameter)
                            | {getattr(torch.nn, "Buffer", torch.nn.Parameter)})
-_TRIPWIRES = [(cls, name, wrapped) for cls in (torch.nn.Module, torch.nn.Parameter)
+_TRIPWIRES = [(cls, name, member, wrapped) for cls in (torch.nn.Module, torch.nn.Parameter)
               for name, member in list(vars(cls).items())
               if (wrapped := _wrapped(member, f"torch.nn.{cls.__name__}.{name}")) is not None]
 
 
 def install_tripwires() -> None:
-    """Wrap the methods of torch.nn.Module and Parameter so that calls are noted.
+    """Wrap the methods of torch.nn.Module and Parameter so that calls are noted,
+    and forget the calls noted so far.
 
-    The wrapped method still runs: the scenario goes on, and the grading side
-    fails it as tamper, naming the method.
+    Where they are installed already (by the zygote) only the forgetting is
+    left: what the zygote called, importing a grader, was not the package's
+    doing. The wrapped method still runs: the scenario goes on, and the
+    grading side fails it as tamper, naming the method.
     """
-    for cls, name, wrapped in _TRIPWIRES:
-        setattr(cls, name, wrapped)
+    for cls, name, _, wrapped in _TRIPWIRES:
+        if vars(cls).get(name) is not wrapped:
+            setattr(cls, name, wrapped)
+    _tripped.clear()
+
+
+def remove_tripwires() -> None:
+    """Put back the methods the tripwires wrap: torch.nn as it was before."""
+    for cls, name, original, wrapped in _TRIPWIRES:
+        if vars(cls).get(name) is wrapped:
+            setattr(cls, name, original)
 
 
 def tripped() -> list[str]:

@@ -10,8 +10,9 @@ trusted oracle) or a ``mynn`` package. A worker for a package:
    source text (also written to its private directory, so its tracebacks
    show them), the reference's other files as compiled code objects
    (``marshal``), so that ``inspect.getsource`` finds nothing to copy;
-3. installs tripwires on torch.nn (:mod:`.tripwires`), loads the package from
-   memory and says hello: loaded, or the import error, and what confines it;
+3. installs tripwires on torch.nn (:mod:`.tripwires`; the oracle's worker
+   removes those the zygote installed), loads the package from memory and
+   says hello: loaded, or the import error, and what confines it;
 4. answers requests until EOF: runs a scenario body with the package as
    ``nn`` and answers with the plain-data observation of
    :mod:`modlab.grading.observe`.
@@ -216,6 +217,8 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
     if package:
         _write_own_files(package, world["sources"])
         tripwires.install_tripwires()
+    else:
+        tripwires.remove_tripwires()  # the oracle answers with torch.nn itself
     try:
         nn, modules = load_world(world)
     except BaseException as exc:
