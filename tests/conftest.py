@@ -1,5 +1,6 @@
 """Shared fixtures for the project's own tests."""
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # A check at a terminal (pytest -s) would leave a check server behind; tests/test_check_server.py asks for one.
 os.environ["MODLAB_CHECK_SERVER"] = "0"
+
+
+def as_in_a_terminal() -> None:
+    """A child's ``preexec_fn``: Ctrl-C (SIGINT) interrupts it, as it does a command run
+    in a terminal, even where this test run was started in the background by a
+    non-interactive shell, which ignores SIGINT for it and all it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from modlab.formats.terminal import Progress
 
 from modlab.instructor.variants import load_variants, variant_package
 
-from conftest import ROOT
+from conftest import ROOT, as_in_a_terminal
 
 COURSE = ["--course", str(ROOT / "course.yaml")]
 SHARDS = 4
@@ -220,8 +220,7 @@ def test_grading_processes_pass_on_the_failing_searches_they_record(course, tmp_
 def start_batch(klass: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "modlab", *COURSE, "grade", str(klass), "-e", "01",
                              "-j", "2", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-
+                            text=True, start_new_session=True, preexec_fn=as_in_a_terminal)
 
 def wait_for_records(out: Path, count: int, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + 120

@@ -15,7 +15,7 @@ import pytest
 
 from modlab.commands import check_server
 
-from conftest import ROOT
+from conftest import ROOT, as_in_a_terminal
 from student_kit import kit_copy
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check server is Linux-only")
@@ -139,7 +139,7 @@ def test_ctrl_c_interrupts_the_check_in_the_server(served):
     assert check(kit, env, "01").returncode == 0  # the server is up
     (kit / "mynn" / "parameter.py").write_text(BUSY_PARAMETER)
     client = subprocess.Popen([sys.executable, "-m", "modlab", "check", "01"], cwd=kit, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
     time.sleep(1.5)
     client.send_signal(signal.SIGINT)
     out, err = client.communicate(timeout=30)
