@@ -87,9 +87,9 @@ def test_each_figure_readme_quotes_from_a_bench_script_is_in_its_dated_results()
     cited = re.findall(r"`(bench/\w+\.py)`, measured (\d{4}-\d{2}-\d{2})", README)
     assert len(cited) >= 2
     assert all((ROOT / script).is_file() for script, _ in cited)
-    for figure in ("165 s", "43.8 s per student", "106 s start-up", "0.75 s", "53.8×", "26.6×"):
+    for figure in ("134 s", "39.3 s per student", "97 s start-up", "0.59 s", "59.4×", "29.3×"):
         assert figure in bench, figure
-    for figure in ("165 s", "43.8 s per student", "106 s of start-up", "0.75 s", "54 times", "27 times"):
+    for figure in ("134 s", "39.3 s per student", "97 s of start-up", "0.59 s", "59 times", "29 times"):
         assert figure in README, figure
 
 
