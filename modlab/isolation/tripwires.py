@@ -9,7 +9,7 @@ worker reports both with its answers; the grading side scores them as tamper
 
 The zygote installs them once, before it forks workers: setting a method of
 torch.nn.Module updates the slots of each of its subclasses, which took
-3.6 ms of every worker's start (and copied the pages of all those classes).
+about 3 ms of every worker's start (and copied the pages of those classes).
 The oracle's worker removes them (:func:`remove_tripwires`): it answers with
 torch.nn as it is. Runs in the zygote and the workers only: nothing on the
 grading side imports it.
