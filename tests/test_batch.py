@@ -222,6 +222,7 @@ def start_batch(klass: Path, out: Path) -> subprocess.Popen:
                              "-j", "2", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True, preexec_fn=as_in_a_terminal)
 
+
 def wait_for_records(out: Path, count: int, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + 120
     while len(list((out / "students").glob("*.json"))) < count:
