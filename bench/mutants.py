@@ -3,7 +3,7 @@
 Each mutant changes one spot of one file between ``### BEGIN SOLUTION`` and
 ``### END SOLUTION``: a comparison turned round (``==`` for ``!=``, ``<`` for
 ``<=``, ``in`` for ``not in``), ``and`` for ``or``, a ``not`` dropped, ``+``
-for ``-``, ``True`` for ``False``, a number one larger, ``break`` for
+for ``-``, ``True`` for ``False``, a number one further from zero, ``break`` for
 ``continue``, or a statement removed. Used by ``bench/grader_strength.py``.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ def mutants_of(path: Path) -> list[Mutant]:
     lines = source.splitlines(keepends=True)
     inside = _solution_lines(lines)
     found = []
-    for node in _nodes(ast.parse(source)):
+    for node in sorted(_nodes(ast.parse(source)), key=lambda node: (node.lineno, node.col_offset)):
         if node.lineno not in inside or node.end_lineno not in inside:
             continue
         for replacement in _replacements(node):
@@ -68,6 +68,8 @@ def _nodes(tree: ast.AST):
     for node in ast.walk(tree):
         if isinstance(node, (ast.JoinedStr, ast.arg)) or _is_docstring(node):
             skipped.update(id(child) for child in ast.walk(node))
+        if _negative_number(node):  # -1 is mutated whole, so that its change reads "-1 -> -2"
+            skipped.add(id(node.operand))
         if id(node) not in skipped and hasattr(node, "lineno"):
             yield node
 
@@ -76,12 +78,19 @@ def _is_docstring(node: ast.AST) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
+def _negative_number(node: ast.AST) -> bool:
+    return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int)
+
+
 def _replacements(node: ast.AST) -> list[str]:
     """Source texts that could stand in ``node``'s place."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in TURNED:
         return [_unparsed(node, ops=[TURNED[type(node.ops[0])]()])]
     if isinstance(node, (ast.BoolOp, ast.BinOp)) and type(node.op) in TURNED:
         return [_unparsed(node, op=TURNED[type(node.op)]())]
+    if _negative_number(node):
+        return [f"-{node.operand.value + 1}"]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return [f"({ast.unparse(node.operand)})"]
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):

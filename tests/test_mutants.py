@@ -16,6 +16,7 @@ def solved(a, b, flags):
         if not flag and a == b:
             break
     label = f"{a + 1}"
+    last = flags[-1]
     return a < b or True
     ### END SOLUTION
 '''
@@ -30,7 +31,7 @@ def changes(tmp_path) -> set[str]:
 def test_each_kind_of_change_is_made_inside_the_solution_region(tmp_path):
     made = changes(tmp_path)
     for expected in ("a == b -> (a != b)", "not flag and a == b -> (not flag or a == b)", "not flag -> (flag)",
-                     "break -> continue", "True -> False", "a < b -> (a <= b)", "a < b or True -> (a < b and True)",
+                     "break -> continue", "True -> False", "-1 -> -2", "a < b -> (a <= b)", "a < b or True -> (a < b and True)",
                      'label = f"{a + 1}" -> pass', "return a < b or True -> pass"):
         assert expected in made, (expected, made)
 
