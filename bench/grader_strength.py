@@ -35,7 +35,6 @@ from modlab.course import load_course  # noqa: E402
 from modlab.grading.loader import load_scenarios  # noqa: E402
 from modlab.grading.scenario import REGISTRY  # noqa: E402
 from modlab.instructor.variants import reference_package  # noqa: E402
-from modlab.records import FAILED  # noqa: E402
 
 FULL: dict[str, int] = {}  # each property check's own examples, by scenario key, as its grader sets them
 
@@ -75,18 +74,13 @@ def grade_at(course, scale: float, mutants: list, folder: Path, account: CpuAcco
     for index, (exercise_id, mutant) in enumerate(mutants):
         package = reference_package(course, folder / f"{scale}-{index}", {mutant.file: mutant.text})
         result = engine.grade_exercise(course, course.exercise(exercise_id), package, options)
-        if failed(result):
+        if result.failed:
             caught.add(index)
     after = account.usage()
     print(f"  x{scale:g}: {len(caught)} of {len(mutants)} mutants caught", flush=True)
-    return {"scale": scale, "caught": caught, "reference_failed": any(failed(r) for r in reference.exercises),
+    return {"scale": scale, "caught": caught, "reference_failed": any(r.failed for r in reference.exercises),
             "reference_cpu": None if before is None else between - before,
             "mutants_cpu": None if before is None else after - between, "mutants_wall": time.monotonic() - started}
-
-
-def failed(result) -> bool:
-    """Whether an exercise's result lost points: a test failed (scores are sums of floats)."""
-    return any(test.outcome == FAILED for test in result.tests)
 
 
 def report(mutants: list, runs: list[dict]) -> None:
@@ -101,16 +95,18 @@ def report(mutants: list, runs: list[dict]) -> None:
               f"{run['mutants_wall']:>13.1f} s{marks}")
     full = runs[0]
     survivors = [index for index in range(len(mutants)) if all(index not in run["caught"] for run in runs)]
-    print(f"caught at no setting: {len(survivors)} (equivalent to the reference, or missed by the graders)")
-    for index in survivors:
-        exercise, mutant = mutants[index]
-        print(f"  {exercise} {mutant.where}: {mutant.change}")
+    listed(f"caught at no setting: {len(survivors)} (equivalent to the reference, or missed by the graders)",
+           mutants, survivors)
     for run in runs[1:]:
         lost = sorted(full["caught"] - run["caught"])
-        print(f"caught at x{full['scale']:g}, missed at x{run['scale']:g}: {len(lost)}")
-        for index in lost:
-            exercise, mutant = mutants[index]
-            print(f"  {exercise} {mutant.where}: {mutant.change}")
+        listed(f"caught at x{full['scale']:g}, missed at x{run['scale']:g}: {len(lost)}", mutants, lost)
+
+
+def listed(heading: str, mutants: list, indices: list[int]) -> None:
+    print(heading)
+    for index in indices:
+        exercise, mutant = mutants[index]
+        print(f"  {exercise} {mutant.where}: {mutant.change}")
 
 
 def main() -> int:

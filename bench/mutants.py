@@ -24,7 +24,7 @@ REMOVABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast
 class Mutant:
     file: str
     line: int
-    change: str  # what was changed, as "a == b -> a != b"
+    change: str  # what was changed, as "a == b -> (a != b)"
     text: str  # the whole mutated file
 
     @property
@@ -45,8 +45,7 @@ def mutants_of(path: Path) -> list[Mutant]:
             text = _spliced(lines, node, replacement)
             if text != source:
                 before = ast.get_source_segment(source, node).splitlines()[0]
-                after = replacement.strip().splitlines()[0] if replacement.strip() else "(removed)"
-                found.append(Mutant(path.name, node.lineno, f"{before} -> {after}", text))
+                found.append(Mutant(path.name, node.lineno, f"{before} -> {replacement}", text))
     return found
 
 
@@ -113,8 +112,6 @@ def _spliced(lines: list[str], node: ast.AST, replacement: str) -> str:
     """The file with ``node``'s text replaced (a removed statement keeps its indentation)."""
     first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
     head, tail = first[:_column(first, node.col_offset)], last[_column(last, node.end_col_offset):]
-    if isinstance(node, ast.stmt):
-        tail = "\n" if not tail.strip() else tail
     return "".join(lines[:node.lineno - 1]) + head + replacement + tail + "".join(lines[node.end_lineno:])
 
 

@@ -2,6 +2,8 @@
 import ast
 import difflib
 
+import pytest
+
 from bench.mutants import mutants_of
 
 SOURCE = '''\
@@ -22,30 +24,29 @@ def solved(a, b, flags):
 '''
 
 
-def changes(tmp_path) -> set[str]:
+@pytest.fixture
+def sample(tmp_path):
     path = tmp_path / "sample.py"
     path.write_text(SOURCE)
-    return {mutant.change for mutant in mutants_of(path)}
+    return path
 
 
-def test_each_kind_of_change_is_made_inside_the_solution_region(tmp_path):
-    made = changes(tmp_path)
+def test_each_kind_of_change_is_made_inside_the_solution_region(sample):
+    made = {mutant.change for mutant in mutants_of(sample)}
     for expected in ("a == b -> (a != b)", "not flag and a == b -> (not flag or a == b)", "not flag -> (flag)",
                      "break -> continue", "True -> False", "-1 -> -2", "a < b -> (a <= b)", "a < b or True -> (a < b and True)",
                      'label = f"{a + 1}" -> pass', "return a < b or True -> pass"):
         assert expected in made, (expected, made)
 
 
-def test_nothing_outside_a_solution_region_nor_in_docstrings_or_f_strings_changes(tmp_path):
-    path = tmp_path / "sample.py"
-    path.write_text(SOURCE)
-    region = range(SOURCE.splitlines().index("    ### BEGIN SOLUTION") + 1, SOURCE.splitlines().index("    ### END SOLUTION"))
-    for mutant in mutants_of(path):
+def test_nothing_outside_a_solution_region_nor_in_docstrings_or_f_strings_changes(sample):
+    original = SOURCE.splitlines()
+    region = range(original.index("    ### BEGIN SOLUTION") + 1, original.index("    ### END SOLUTION"))
+    for mutant in mutants_of(sample):
         ast.parse(mutant.text)  # every mutant is valid Python
-        changed = [line for line in difflib.unified_diff(SOURCE.splitlines(), mutant.text.splitlines(), n=0, lineterm="")
+        changed = [line for line in difflib.unified_diff(original, mutant.text.splitlines(), n=0, lineterm="")
                    if line.startswith("-") and not line.startswith("---")]
         assert changed, mutant.change
-        original = SOURCE.splitlines()
         for line in changed:
             assert original.index(line[1:]) in region, (mutant.change, line)
         assert "a - 1" not in mutant.text and "Docstring: a < b stays" in mutant.text, mutant.change
