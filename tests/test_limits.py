@@ -2,6 +2,7 @@
 exceeded, and holding where the platform allows them."""
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from modlab.course import Limits
 from modlab.engine import MAX_TIMEOUTS, GradeOptions, grade_exercise
 from modlab.isolation.process import _size
 from modlab.isolation.protocol import ProtocolError, check_answer, observation, parse_answer
-from modlab.isolation.sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
+from modlab.isolation.sleep import ASLEEP, ASLEEP_AFTER_S, LOCKED, SAMPLE_S, SleepWatch, sleeps_past, wakes_at
 from modlab.isolation.sandbox import environment, landlock, namespaces, seccomp
 from modlab.isolation.sandbox.libc import libc
 
@@ -77,43 +78,75 @@ def test_a_hang_costs_two_scenarios_then_the_rest_fail_at_once(quick, tmp_path):
                for text in texts[MAX_TIMEOUTS:])
 
 
+SLEEPS = {  # how a submission sleeps -> what it is told, and how long each of its first checks may cost
+    "time.sleep(60)": (sleeps_past("scenario exceeded 10 s"), 0.5),
+    "select.select([], [], [], 60)": (ASLEEP, ASLEEP_AFTER_S + 1),  # a wait whose end is not read
+    "(lambda lock: lock.acquire() and lock.acquire())(threading.Lock())": (LOCKED, 0.5),
+}
+
+
 @pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
-def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(course, tmp_path):
+@pytest.mark.parametrize("sleep", SLEEPS)
+def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(course, tmp_path, sleep):
     """Asleep, running nothing, a worker is waiting on nothing: each check
-    costs ASLEEP_AFTER_S, not the scenario's 10 s."""
+    costs a moment where its sleep can be read, ASLEEP_AFTER_S where not,
+    never the scenario's 10 s."""
+    told, each = SLEEPS[sleep]
     patient = dataclasses.replace(course, limits=dataclasses.replace(LIMITS, scenario_timeout_s=10,
                                                                      submission_timeout_s=60))
+    grade_exercise(patient, patient.exercise("01"), patient.solutions, GradeOptions(device="cpu"))  # start-up, untimed
     started = time.monotonic()
-    result = graded(patient, tmp_path, "import time\nParameter.__new__ = lambda cls, *a, **k: time.sleep(60)\n")
-    assert time.monotonic() - started < MAX_TIMEOUTS * (ASLEEP_AFTER_S + 1) + 3
+    result = graded(patient, tmp_path, f"import select, threading, time\nParameter.__new__ = lambda cls, *a, **k: {sleep}\n")
+    assert time.monotonic() - started < MAX_TIMEOUTS * each + 2
     assert {test.reason for test in result.tests} == {"timeout"}
     texts = [test.feedback for test in result.tests]
-    assert all(f"scenario exceeded {ASLEEP_AFTER_S:g} s asleep" in text for text in texts[:MAX_TIMEOUTS]), texts
+    assert all(told in text for text in texts[:MAX_TIMEOUTS]), texts
     assert all("not run: the submission already exceeded its time" in text for text in texts[MAX_TIMEOUTS:])
 
 
 @pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
-def test_a_sleep_that_wakes_is_not_taken_for_a_hang():
-    """Sleeping a tenth of a second at a time is slow but alive; never running at all is not."""
-    script = "import time\nwhile True:\n    time.sleep(0.1)"
-    waking = subprocess.Popen([sys.executable, "-c", script])
-    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+def test_where_a_sleep_ends_is_read_from_the_sleeping_process():
+    waits = {"time.sleep(60)": 60, "threading.Event().wait(60)": 60,
+             "(lambda lock: lock.acquire() and lock.acquire())(threading.Lock())": math.inf,
+             "select.select([], [], [], 60)": None, "sum(iter(int, 1))": None}  # the last one spins
+    sleepers = {wait: subprocess.Popen([sys.executable, "-c", f"import select, threading, time; {wait}"]) for wait in waits}
     try:
-        time.sleep(0.5)  # both interpreters started
-        watches, asleep = [SleepWatch(waking.pid), SleepWatch(sleeping.pid)], [False, False]
+        time.sleep(0.5)  # every interpreter started and waiting
+        for wait, process in sleepers.items():
+            ends, expected = wakes_at(process.pid), waits[wait]
+            if expected is None or expected == math.inf:
+                assert ends == expected, wait
+            else:
+                assert expected - 1 < ends - time.monotonic() < expected, wait
+    finally:
+        for process in sleepers.values():
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
+def test_a_sleep_that_wakes_is_not_taken_for_a_hang():
+    """Sleeping a tenth of a second at a time, or once for less than the time
+    left, is slow but alive; never running at all is not."""
+    scripts = ["import time\nwhile True:\n    time.sleep(0.1)", "import time; time.sleep(5)", "import time; time.sleep(60)"]
+    processes = [subprocess.Popen([sys.executable, "-c", script]) for script in scripts]
+    try:
+        time.sleep(0.5)  # every interpreter started
+        watches, asleep = [SleepWatch(process.pid, 10, "scenario exceeded 10 s") for process in processes], [None] * len(processes)
         until = time.monotonic() + 3 * ASLEEP_AFTER_S
         while time.monotonic() < until:
             asleep = [seen or watch.asleep() for seen, watch in zip(asleep, watches)]
             time.sleep(SAMPLE_S)
-        assert asleep == [False, True]
+        assert asleep == [None, None, "scenario would exceed 10 s: the submission's code went to sleep for longer than that"]
     finally:
-        waking.kill(), sleeping.kill()
-        waking.wait(), sleeping.wait()
+        for process in processes:
+            process.kill()
+            process.wait()
 
 
 def test_a_slow_submission_stops_at_its_total_limit(quick, tmp_path):
     """Slow in every scenario but never past the scenario limit: the exercise's
-    total limit ends it, and says so."""
+    total limit ends it, and says so (as soon as a sleep is read to end past it)."""
     started = time.monotonic()
     slow = "import time\n_new = Parameter.__new__\nParameter.__new__ = lambda cls, *a, **k: time.sleep(0.3) or _new(cls, *a, **k)\n"
     reference = (quick.solutions / "parameter.py").read_text()
@@ -123,7 +156,7 @@ def test_a_slow_submission_stops_at_its_total_limit(quick, tmp_path):
     result = grade_exercise(quick, quick.exercise("01"), package, GradeOptions(device="cpu"))
     assert time.monotonic() - started < LIMITS.submission_timeout_s + 5
     texts = [test.feedback for test in result.tests if test.outcome == "failed"]
-    assert texts and "submission exceeded 3 s in all" in texts[-1]
+    assert any(f"submission {verb} 3 s in all" in text for text in texts for verb in ("exceeded", "would exceed")), texts
     assert any(test.outcome == "passed" for test in result.tests)  # the early ones, within the limit
 
 

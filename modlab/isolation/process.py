@@ -33,16 +33,13 @@ from modlab.records import CRASH, IMPORT, LIMIT, PROTOCOL, TAMPER, TIMEOUT
 from . import tamper
 from .protocol import ProtocolError, check_answer, check_hello, has_observation, observation, parse_answer
 from .sandbox import make_workdir
-from .sleep import ASLEEP_AFTER_S, SAMPLE_S, SleepWatch
+from .sleep import SleepWatch
 from .worker import serve
 from .zygote import start_method, zygote
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 STOP_TIMEOUT = 10.0
 EXIT_TIMEOUT = 5.0
-# How a wait for an answer ends (WorkerProcess._wait); ASLEEP is also what the submission is told.
-ANSWERED, TIMED_OUT = "answered", "timed out"
-ASLEEP = f"scenario exceeded {ASLEEP_AFTER_S:g} s asleep: the submission's code ran nothing, waiting on nothing the scenario gave it"
 
 
 class WorkerFailed(Exception):
@@ -94,10 +91,9 @@ class WorkerProcess:
     def ask(self, request: dict, timeout: float, watch_sleep: bool = False) -> dict:
         """Send one request and wait for its answer.
 
-        With ``watch_sleep``, a package worker found asleep for
-        :data:`~.sleep.ASLEEP_AFTER_S`, running nothing, fails as if it had
-        reached ``timeout`` (:mod:`.sleep`): leave it off where a scenario may
-        wait on a device.
+        With ``watch_sleep``, a package worker found asleep, running nothing
+        and bound to sleep past ``timeout`` (:mod:`.sleep`), fails as if it had
+        reached it: leave it off where a scenario may wait on a device.
 
         Raises:
             WorkerFailed: the worker died, hung past ``timeout`` seconds (or
@@ -222,10 +218,10 @@ class WorkerProcess:
 
     def _receive(self, timeout: float, timeout_reason: str, watch_sleep: bool = False) -> dict:
         try:
-            waited = self._wait(timeout, watch_sleep)
-            if waited != ANSWERED:
+            unanswered = self._wait(timeout, timeout_reason, watch_sleep)
+            if unanswered:
                 self.close()
-                raise WorkerFailed(timeout_reason if waited == TIMED_OUT else ASLEEP, TIMEOUT)
+                raise WorkerFailed(unanswered, TIMEOUT)
             raw = self.connection.recv_bytes(MAX_ANSWER_BYTES)
         except EOFError:
             raise self._crashed() from None
@@ -238,18 +234,19 @@ class WorkerProcess:
             self.close()
             raise WorkerFailed(str(exc), PROTOCOL) from None
 
-    def _wait(self, timeout: float, watch_sleep: bool) -> str:
-        """Wait up to ``timeout`` for an answer: ANSWERED, TIMED_OUT, or, when
-        watching for sleep, ASLEEP as soon as the worker is found asleep."""
+    def _wait(self, timeout: float, timeout_reason: str, watch_sleep: bool) -> str | None:
+        """Wait up to ``timeout`` for an answer: None once it is there, else
+        why not: ``timeout_reason``, or, when watching for sleep, why the worker
+        will not answer in time, as soon as it is found asleep (:mod:`.sleep`)."""
         if not watch_sleep or not hasattr(self.handle, "pid"):
-            return ANSWERED if self.connection.poll(timeout) else TIMED_OUT
-        watch, until = SleepWatch(self.handle.pid), time.monotonic() + timeout
-        while not self.connection.poll(max(0.0, min(SAMPLE_S, until - time.monotonic()))):
-            if time.monotonic() >= until:
-                return TIMED_OUT
-            if watch.asleep():
-                return ASLEEP
-        return ANSWERED
+            return None if self.connection.poll(timeout) else timeout_reason
+        watch = SleepWatch(self.handle.pid, timeout, timeout_reason)
+        while not self.connection.poll(max(0.0, min(watch.next_look(), watch.until - time.monotonic()))):
+            if time.monotonic() >= watch.until:
+                return timeout_reason
+            if asleep := watch.asleep():
+                return asleep
+        return None
 
     def _checked(self, answer: dict) -> dict:
         """A package worker's answer, once it is known to be well-formed and honest."""
