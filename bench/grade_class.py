@@ -42,7 +42,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import CpuAccount  # noqa: E402
+from bench.measure import CoresBusy, CpuAccount  # noqa: E402
 from modlab.course import load_course  # noqa: E402
 from modlab.instructor.variants import load_variants  # noqa: E402
 
@@ -214,20 +214,20 @@ def run(command: list, env: dict, cwd: Path | None = None) -> None:
 
 def measure(command: list, env: dict, cwd: Path | None = None) -> dict:
     """Run a command; its wall time, CPU time (all its processes) and peak memory."""
-    account = CpuAccount()
+    account, busy = CpuAccount(), CoresBusy()
     started = time.monotonic()
     process = subprocess.Popen([str(c) for c in command], env=env, cwd=cwd, stdout=subprocess.PIPE, text=True,
                                preexec_fn=account.join)
     sampler = MemorySampler(process.pid)
     sampler.start()
     output = process.communicate()[0]
-    wall = time.monotonic() - started
+    wall, cores_busy = time.monotonic() - started, busy.cores()
     sampler.stop()
     if process.returncode not in (0, 1):  # 1: some submission could not be graded, still measured
         raise SystemExit(f"{command[0]} failed with exit code {process.returncode}:\n{output}")
     load = sum(sampler.loads) / len(sampler.loads) if sampler.loads else os.getloadavg()[0]
     return {"wall_s": wall, "cpu_s": account.seconds(), "peak_pss_mib": sampler.peak / 2**20, "load": load,
-            "output": output}
+            "cores_busy": cores_busy, "output": output}
 
 
 class MemorySampler(threading.Thread):
@@ -283,6 +283,7 @@ def modlab_figures(measured: dict, records: dict[str, dict], jobs: int, hanging:
         "overhead_s_per_submission": round(per_submission - tests_seconds(records), 2),
         "cpu_s_per_submission": _per(measured["cpu_s"], graded),
         "peak_pss_mib": round(measured["peak_pss_mib"]), "mean_load_average": round(measured["load"], 1),
+        "cores_busy": _rounded(measured["cores_busy"]),
         "hanging": len(hanging),
         "hanging_s_each": round(tests_seconds({s: records[s] for s in hanging}), 1) if hanging else None,
         "hanging_score": sum(e["score"] for s in hanging for e in records[s]["exercises"]) if hanging else None,
@@ -321,6 +322,8 @@ def grade_with_nbgrader(nbcourse: Path, klass: Path, sample: list[str], exercise
         "cpu_s_per_submission": _per(cpu, len(sample)),
         "peak_pss_mib": round(max(one["peak_pss_mib"], rest["peak_pss_mib"])),
         "mean_load_average": round((one["load"] + rest["load"]) / 2, 1),
+        "cores_busy": None if None in (one["cores_busy"], rest["cores_busy"]) else
+        round((one["cores_busy"] * one["wall_s"] + rest["cores_busy"] * rest["wall_s"]) / (one["wall_s"] + rest["wall_s"]), 2),
         "agrees_with_modlab": compare_gradebooks(nbcourse, env, records, sample, exercises),
     }
 
@@ -362,6 +365,7 @@ def print_report(report: dict) -> None:
     row("CPU time per submission, all processes", "cpu_s_per_submission", "{:.2f} s")
     row("peak memory (PSS, all processes)", "peak_pss_mib", "{} MiB")
     row("machine load average meanwhile", "mean_load_average", "{:.1f}")
+    row(f"cores busy meanwhile, of {os.cpu_count()} (whole machine)", "cores_busy", "{:.2f}")
     width = [max(len(r[i]) for r in rows) for i in range(3)]
     for line in rows:
         print(f"{line[0]:<{width[0]}}  {line[1]:>{width[1]}}  {line[2]:>{width[2]}}")
@@ -386,6 +390,10 @@ def print_growth(reports: list[dict]) -> None:
         print(f"{report['students']:>8}  {m['wall_s']:>4.0f} s  {m['process_s_per_submission']:>26.2f} s  "
               f"{_shown(m['cpu_s_per_submission'], '{:.2f} s'):>18}  {m['peak_pss_mib']:>4} MiB  "
               f"{m['mean_load_average']:.1f}")
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
 
 
 def _shown(value, form: str) -> str:

@@ -42,3 +42,27 @@ class CpuAccount:
             except OSError:
                 time.sleep(0.1)
         return used
+
+
+class CoresBusy:
+    """How many cores the whole machine kept busy from its creation to :meth:`cores`,
+    read from ``/proc/stat``: every process counts, the kernel's own threads too,
+    so it shows the cores a run left idle (None without ``/proc``)."""
+
+    def __init__(self):
+        self.start = self._read()
+
+    @staticmethod
+    def _read() -> tuple[int, int] | None:
+        try:
+            ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        user, nice, system, _idle, _iowait, irq, softirq, _steal = ticks
+        return user + nice + system + irq + softirq, sum(ticks)
+
+    def cores(self) -> float | None:
+        end = self._read()
+        if self.start is None or end is None or end[1] == self.start[1]:
+            return None
+        return os.cpu_count() * (end[0] - self.start[0]) / (end[1] - self.start[1])
