@@ -91,7 +91,7 @@ def wakes_at(pid: int) -> float | None:
                 if wake is None:
                     return None
                 wakes.append(wake)
-    except (OSError, ValueError, struct.error):
+    except (OSError, ValueError, OverflowError, struct.error):  # the process's words, read as data
         return None
     return min(wakes, default=None)
 
