@@ -91,7 +91,7 @@ def wakes_at(pid: int) -> float | None:
                 if wake is None:
                     return None
                 wakes.append(wake)
-    except (OSError, ValueError, OverflowError, struct.error):  # the process's words, read as data
+    except (OSError, ValueError, OverflowError, struct.error):  # its memory is its own: any of it may be nonsense
         return None
     return min(wakes, default=None)
 
