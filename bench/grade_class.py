@@ -14,7 +14,10 @@ modlab grades all of them. nbgrader grades the same files of a sample of
 students through modlab's nbgrader pipeline (`modlab nbgrader init`, then
 nbgrader's own `generate_assignment` and `autograde` for every exercise, with
 notebook execution, as an instructor runs it); its throughput is measured on
-that sample and extrapolated to the class, which the output says.
+that sample and extrapolated to the class, which the output says. Then modlab
+grades the class once more: the host's speed drifts by more than a third within
+an hour, and the two ratios come from the mean of the modlab runs on either side
+of nbgrader's, so that a steady drift cancels.
 
 Printed: submissions per minute for each and their ratio on this machine, the
 ratio per process, the hanging students' cost, the wall time of the
@@ -114,16 +117,23 @@ def main() -> int:
         awake = sorted(s for s, package in packages.items() if package["kind"] != "hangs")  # nbgrader: 1 h each
         sample = random.Random(args.seed).sample(awake, min(args.nbgrader_sample, len(awake)))
         report["nbgrader"] = grade_with_nbgrader(nbcourse, klass, sample, exercises, env, records)
+        again = grade_with_modlab(course, exercises, packages, nbcourse, klass, env, args.jobs, "again")
+        report["modlab_again"] = again["modlab"]
+        report["modlab_again"]["same_scores"] = scores(again["records"]) == scores(records)
+        report["ratios"] = ratios(report["modlab"], report["modlab_again"], report["nbgrader"])
     print_report(report)
     (work / "bench.json").write_text(json.dumps(report, indent=2))
     print(f"figures in {work / 'bench.json'}")
     return 0
 
 
-def grade_with_modlab(course, exercises, packages: dict, nbcourse: Path, klass: Path, env: dict, jobs: int) -> dict:
-    """Write the class and grade it with ``modlab grade -j JOBS``: its figures, and its records."""
-    write_class(course, exercises, packages, nbcourse / "release", klass)
-    results = klass.parent / f"{klass.name}-results"
+def grade_with_modlab(course, exercises, packages: dict, nbcourse: Path, klass: Path, env: dict, jobs: int,
+                      again: str = "") -> dict:
+    """Write the class and grade it with ``modlab grade -j JOBS``: its figures, and its records.
+    ``again`` grades the class already written once more, into results of that name."""
+    if not again:
+        write_class(course, exercises, packages, nbcourse / "release", klass)
+    results = klass.parent / f"{klass.name}-results{'-' + again if again else ''}"
     measured = measure([BIN / "modlab", "--course", ROOT / "course.yaml", "grade", klass, "-j", jobs,
                         "--out", results], env)
     records = load_records(results)
@@ -267,6 +277,10 @@ def load_records(results: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in (results / "students").glob("*.json")}
 
 
+def scores(records: dict[str, dict]) -> dict[str, list[float]]:
+    return {student: [e["score"] for e in record["exercises"]] for student, record in records.items()}
+
+
 def tests_seconds(records: dict[str, dict]) -> float:
     """The grader tests' own time per submission: what any pipeline running them pays."""
     return sum(t["seconds"] for r in records.values() for e in r["exercises"] for t in e["tests"]) / len(records)
@@ -348,13 +362,15 @@ def compare_gradebooks(nbcourse: Path, env: dict, records: dict, sample: list[st
 
 
 def print_report(report: dict) -> None:
-    m, n = report["modlab"], report.get("nbgrader") or {}
+    m, again, n = report["modlab"], report.get("modlab_again") or {}, report.get("nbgrader") or {}
     print(f"\n{report['students']} students, exercises {' '.join(report['exercises'])}")
-    rows = [("", f"modlab grade -j {report['jobs']}", "nbgrader autograde" if n else ""),
-            ("students graded", str(m["graded"]), f"{n['graded']} (a sample)" if n else "")]
+    rows = [("", f"modlab grade -j {report['jobs']}", "again, after nbgrader" if again else "",
+             "nbgrader autograde" if n else ""),
+            ("students graded", str(m["graded"]), str(again["graded"]) if again else "",
+             f"{n['graded']} (a sample)" if n else "")]
 
     def row(label: str, key: str, form: str) -> None:
-        rows.append((label, _shown(m.get(key), form), _shown(n.get(key), form) if n else ""))
+        rows.append((label, *(_shown(figures.get(key), form) if figures else "" for figures in (m, again, n))))
 
     row("wall time measured", "wall_s", "{:.0f} s")
     row("wall time for the whole class", "class_wall_s", "{:.0f} s")
@@ -366,20 +382,34 @@ def print_report(report: dict) -> None:
     row("peak memory (PSS, all processes)", "peak_pss_mib", "{} MiB")
     row("machine load average meanwhile", "mean_load_average", "{:.1f}")
     row(f"cores busy meanwhile, of {os.cpu_count()} (whole machine)", "cores_busy", "{:.2f}")
-    width = [max(len(r[i]) for r in rows) for i in range(3)]
+    width = [max(len(r[i]) for r in rows) for i in range(4)]
     for line in rows:
-        print(f"{line[0]:<{width[0]}}  {line[1]:>{width[1]}}  {line[2]:>{width[2]}}")
+        print("  ".join([f"{line[0]:<{width[0]}}", *(f"{cell:>{size}}" for cell, size in zip(line[1:], width[1:]))]))
     if m["hanging"]:
         print(f"{m['hanging']} hanging students (every method sleeps): {m['hanging_s_each']:.1f} s of grading each, "
               f"in one process; scored {m['hanging_score']:g} in all")
     if n:
         print(f"nbgrader's whole class is extrapolated from its sample: {n['fixed_s']:.0f} s of start-up "
               f"({len(report['exercises'])} autograde runs) + {n['per_student_s']:.1f} s per student")
-        print(f"throughput on this machine: modlab {m['per_minute'] / n['per_minute']:.1f}x nbgrader "
+        ratio = report["ratios"]
+        print(f"modlab's figures for the ratios: the mean wall time of its two runs, {ratio['modlab_wall_s']:.0f} s "
+              f"({m['wall_s']:.0f} s before nbgrader, {again['wall_s']:.0f} s after)")
+        print(f"throughput on this machine: modlab {ratio['on_the_machine']:.1f}x nbgrader "
               f"(submissions per minute; modlab grades in {report['jobs']} processes, nbgrader's autograde in one)")
-        print(f"per process: modlab {n['process_s_per_submission'] / m['process_s_per_submission']:.1f}x nbgrader "
-              f"(time per submission in one process)")
-        print(f"nbgrader's scores equal modlab's: {n['agrees_with_modlab']}")
+        print(f"per process: modlab {ratio['per_process']:.1f}x nbgrader (time per submission in one process)")
+        print(f"nbgrader's scores equal modlab's: {n['agrees_with_modlab']}; modlab's two runs gave the same scores: "
+              f"{'yes' if again['same_scores'] else 'NO'}")
+
+
+def ratios(first: dict, again: dict, nbgrader: dict) -> dict:
+    """modlab against nbgrader, from the mean wall time of modlab's runs either
+    side of nbgrader's: on this machine (submissions per minute) and per process
+    (time per submission in one process)."""
+    wall = (first["wall_s"] + again["wall_s"]) / 2
+    per_minute = first["graded"] / wall * 60
+    per_process = wall * first["process_s_per_submission"] / first["wall_s"]
+    return {"modlab_wall_s": round(wall, 1), "on_the_machine": round(per_minute / nbgrader["per_minute"], 1),
+            "per_process": round(nbgrader["process_s_per_submission"] / per_process, 1)}
 
 
 def print_growth(reports: list[dict]) -> None:
