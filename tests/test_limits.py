@@ -78,23 +78,30 @@ def test_a_hang_costs_two_scenarios_then_the_rest_fail_at_once(quick, tmp_path):
                for text in texts[MAX_TIMEOUTS:])
 
 
+DEADLOCK = "(lambda lock: lock.acquire() and lock.acquire())(threading.Lock())"  # waits on itself, with no timeout
 SLEEPS = {  # how a submission sleeps -> what it is told, and how long each of its first checks may cost
     "time.sleep(60)": (sleeps_past("scenario exceeded 10 s"), 0.5),
     "select.select([], [], [], 60)": (ASLEEP, ASLEEP_AFTER_S + 1),  # a wait whose end is not read
-    "(lambda lock: lock.acquire() and lock.acquire())(threading.Lock())": (LOCKED, 0.5),
+    DEADLOCK: (LOCKED, 0.5),
 }
+
+
+@pytest.fixture(scope="module")
+def patient(course):
+    """The course with the scenario's own 10 s, its start-up done (not timed below)."""
+    patient = dataclasses.replace(course, limits=dataclasses.replace(LIMITS, scenario_timeout_s=10,
+                                                                     submission_timeout_s=60))
+    grade_exercise(patient, patient.exercise("01"), patient.solutions, GradeOptions(device="cpu"))
+    return patient
 
 
 @pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
 @pytest.mark.parametrize("sleep", SLEEPS)
-def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(course, tmp_path, sleep):
+def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(patient, tmp_path, sleep):
     """Asleep, running nothing, a worker is waiting on nothing: each check
     costs a moment where its sleep can be read, ASLEEP_AFTER_S where not,
     never the scenario's 10 s."""
     told, each = SLEEPS[sleep]
-    patient = dataclasses.replace(course, limits=dataclasses.replace(LIMITS, scenario_timeout_s=10,
-                                                                     submission_timeout_s=60))
-    grade_exercise(patient, patient.exercise("01"), patient.solutions, GradeOptions(device="cpu"))  # start-up, untimed
     started = time.monotonic()
     result = graded(patient, tmp_path, f"import select, threading, time\nParameter.__new__ = lambda cls, *a, **k: {sleep}\n")
     assert time.monotonic() - started < MAX_TIMEOUTS * each + 2
@@ -107,7 +114,7 @@ def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(course, t
 @pytest.mark.skipif(not LINUX, reason="a worker's sleep is read from Linux's /proc")
 def test_where_a_sleep_ends_is_read_from_the_sleeping_process():
     waits = {"time.sleep(60)": 60, "threading.Event().wait(60)": 60,
-             "(lambda lock: lock.acquire() and lock.acquire())(threading.Lock())": math.inf,
+             DEADLOCK: math.inf,
              "select.select([], [], [], 60)": None, "sum(iter(int, 1))": None}  # the last one spins
     sleepers = {wait: subprocess.Popen([sys.executable, "-c", f"import select, threading, time; {wait}"]) for wait in waits}
     try:
