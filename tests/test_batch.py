@@ -270,6 +270,10 @@ def test_interrupted_and_killed_batches_resume_without_regrading(course, one_run
     _, err = batch.communicate(timeout=180)
     assert batch.returncode == 0, err
     assert f"resuming: {len(finished)} of {len(list(klass.iterdir()))} students already graded" in err
+    left = len(list(klass.iterdir())) - len(finished)
+    progress = [line for line in err.splitlines() if line.startswith("grading ")]
+    assert progress[0] == f"grading 0/{left}: warming up on the reference", err
+    assert progress[-1].startswith(f"grading {left}/{left} 100% "), err
     assert {name: (out / "students" / name).stat().st_mtime_ns for name in finished} == finished
     assert not list((out / "students").glob(".*.tmp"))
 
@@ -321,6 +325,28 @@ def test_progress_draws_a_bar_on_a_terminal_and_prints_tenths_in_a_log(course, k
     else:
         assert len(lines) == 10 and "\r" not in stream.text and "\x1b" not in stream.text
         assert lines[-1] == "grading 40/40 100% 40s elapsed, ETA 0s  ada 0.00/10 GRADING FAILED"
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_says_it_warms_up_and_counts_the_students_time_from_its_end(tty):
+    stream, now = FakeTerminal(tty), [0.0]
+    with Progress("grading", 40, stream, clock=lambda: now[0], first="warming up on the reference") as progress:
+        warming = stream.text
+        now[0] += 30  # the warm-up: 30 s before the first student
+        progress.start()
+        for student in range(40):
+            now[0] += 1
+            progress.advance(f"s{student} 10.00/10")
+            if student == 3:
+                at_a_tenth = stream.text
+    assert "warming up on the reference" in warming
+    if tty:  # rich's ETA is its own estimate: its first drawings have none yet
+        plain = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", stream.text)
+        assert re.search(r"grading \S+ 40/40 100% 0:00:40 ETA 0:00:00 s39 10\.00/10", plain)
+    else:
+        assert warming == "grading 0/40: warming up on the reference\n"
+        assert at_a_tenth.split("\n")[-2] == "grading 4/40  10% 4s elapsed, ETA 36s  s3 10.00/10"
+        assert stream.text.split("\n")[-2] == "grading 40/40 100% 40s elapsed, ETA 0s  s39 10.00/10"
 
 
 @pytest.mark.parametrize("variant_name", ["replacing_moves_to_the_end", None])

@@ -39,8 +39,12 @@ PARENT_CHECK_S = 0.5
 
 
 def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
-              done: Callable[[Record], None]) -> list[str]:
+              done: Callable[[Record], None], warmed: Callable[[], None] = lambda: None) -> list[str]:
     """Grade every submission, ``jobs`` at a time, saving each record as it comes.
+
+    Args:
+        done: called with each record once it is saved.
+        warmed: called once the warm-up is over, before the first submission.
 
     Returns:
         What the warm-up on the reference found wrong (:meth:`.batch.Batch.warm`).
@@ -48,6 +52,7 @@ def grade_all(batch: Batch, submissions: list[Submission], store: ResultStore, j
     if not submissions:
         return []
     doubts = warm(batch, jobs)
+    warmed()
     if jobs == 1:
         for submission in submissions:
             record = batch.grade(submission)

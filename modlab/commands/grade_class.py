@@ -44,8 +44,9 @@ def run_class(args, course: Course) -> int:
               f"in {args.out}", file=sys.stderr)
     started = time.monotonic()
     try:
-        with terminate_as_interrupt(), Progress("grading", len(todo)) as progress:
-            doubts = grade_all(batch, todo, store, args.jobs, lambda record: progress.advance(student_note(record)))
+        with terminate_as_interrupt(), Progress("grading", len(todo), first="warming up on the reference") as progress:
+            doubts = grade_all(batch, todo, store, args.jobs, lambda record: progress.advance(student_note(record)),
+                               warmed=progress.start)
     except KeyboardInterrupt:
         print(f"\nmodlab grade: interrupted; what was graded is kept in {args.out}: "
               f"run the same command again to resume", file=sys.stderr)

@@ -67,10 +67,17 @@ class Progress:
     is printed at every tenth of the way::
 
         grading 20/200  10% 31s elapsed, ETA 4m39s  ada 42.50/100
+
+    Args:
+        first: what happens before the first step (``"warming up on the
+            reference"``), shown until :meth:`start` is called: the time
+            elapsed and the ETA then count from there, so that a fixed cost
+            before the steps does not make every step seem to cost more.
     """
 
-    def __init__(self, what: str, total: int, stream=None, clock: Callable[[], float] = time.monotonic):
-        self.what, self.total, self.done = what, total, 0
+    def __init__(self, what: str, total: int, stream=None, clock: Callable[[], float] = time.monotonic,
+                 first: str = ""):
+        self.what, self.total, self.done, self.first = what, total, 0, first
         self.stream = stream or sys.stderr
         self.clock, self.started = clock, clock()
         self.shown_tenths = 0
@@ -81,12 +88,22 @@ class Progress:
                 TextColumn(what), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[note]}", markup=False),
                 console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False, get_time=clock)
-            self.task = self.bar.add_task(what, total=total, note="")
+            self.task = self.bar.add_task(what, total=total, note=first, start=not first)
 
     def __enter__(self) -> "Progress":
         if self.bar is not None:
             self.bar.start()
+        elif self.first and self.total:
+            print(f"{self.what} 0/{self.total}: {self.first}", file=self.stream, flush=True)
         return self
+
+    def start(self) -> None:
+        """What ``first`` said is done: the steps begin, and their time counts from now."""
+        self.started = self.clock()
+        if self.bar is not None:
+            self.bar.start_task(self.task)
+            self.bar.update(self.task, note="")
+            self.bar.refresh()
 
     def __exit__(self, *exc_info) -> None:
         if self.bar is not None:
