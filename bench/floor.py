@@ -76,11 +76,15 @@ def exercise_of(request: dict) -> str:
     return Path(request["scenario"].split("::")[0]).name[5:7]
 
 
+def reference_world(course, exercise) -> dict:
+    """The world of a worker grading ``exercise`` of the reference, as the engine starts it."""
+    sources = engine.package_sources(course, exercise, course.solutions, engine.GRAFT)
+    return {"kind": "package", "package": course.package, "sources": sources, "own": list(exercise.files)}
+
+
 def worker_cpu(account: CpuAccount, course, request: dict, count: int) -> float:
     """CPU seconds, all processes, to start a worker of ``request``'s exercise, ask it that, and stop it."""
-    exercise = course.exercise(exercise_of(request))
-    sources = engine.package_sources(course, exercise, course.solutions, engine.GRAFT)
-    world = {"kind": "package", "package": course.package, "sources": sources, "own": list(exercise.files)}
+    world = reference_world(course, course.exercise(exercise_of(request)))
 
     def one() -> None:
         handle = process.WorkerProcess(world, course.grader_files(), limits=course.limits)

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.floor import asked_of_the_reference, exercise_of  # noqa: E402
+from bench.floor import asked_of_the_reference, exercise_of, reference_world  # noqa: E402
 from bench.measure import CpuAccount  # noqa: E402
 from modlab import engine  # noqa: E402
 from modlab.batch.grading import Batch  # noqa: E402
@@ -72,10 +72,15 @@ def by_process(course, options, account: CpuAccount, count: int) -> dict:
 
 def first_fifth(requests: list[dict]) -> list[dict]:
     """Each property check's first fifth of specs; every request of the other scenarios."""
-    by_scenario = defaultdict(list)
-    for request in requests:
-        by_scenario[request["scenario"]].append(request)
+    by_scenario = _grouped(requests, lambda request: request["scenario"])
     return [r for asked in by_scenario.values() for r in (asked if len(asked) <= 5 else asked[:math.ceil(len(asked) / 5)])]
+
+
+def _grouped(requests: list[dict], key) -> dict[str, list[dict]]:
+    grouped = defaultdict(list)
+    for request in requests:
+        grouped[key(request)].append(request)
+    return grouped
 
 
 class Layouts:
@@ -83,15 +88,13 @@ class Layouts:
 
     def __init__(self, course):
         self.package = course.package
-        self.worlds = {e.id: _payload({"kind": "package", "package": course.package, "own": list(e.files),
-                                       "sources": engine.package_sources(course, e, course.solutions, engine.GRAFT)})
-                       for e in course.exercises}
+        self.worlds = {e.id: _payload(reference_world(course, e)) for e in course.exercises}
 
     def nine_forks(self, requests: list[dict]) -> float:
-        return sum(self._forked({exercise: asked}) for exercise, asked in _by_exercise(requests).items())
+        return sum(self._forked({exercise: asked}) for exercise, asked in _grouped(requests, exercise_of).items())
 
     def one_fork(self, requests: list[dict]) -> float:
-        return self._forked(_by_exercise(requests))
+        return self._forked(_grouped(requests, exercise_of))
 
     def _forked(self, asked_by_exercise: dict) -> float:
         """CPU seconds of a fork answering these requests, each exercise on its own package."""
@@ -111,13 +114,6 @@ class Layouts:
             del sys.modules[name]
 
 
-def _by_exercise(requests: list[dict]) -> dict[str, list[dict]]:
-    grouped = defaultdict(list)
-    for request in requests:
-        grouped[exercise_of(request)].append(request)
-    return grouped
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--submissions", type=int, default=5, help="references graded for the split by process")
@@ -132,21 +128,20 @@ def main() -> int:
     load_before = os.getloadavg()[0]
     split = by_process(course, options, account, args.submissions)
     requests = asked_of_the_reference(course, options)
-    fifth = first_fifth(requests)
     layouts = Layouts(course)
     gc.collect()
     gc.freeze()  # as the zygote does: the forks' collectors leave this process's objects alone
     medians = {}
-    for label, asked in (("every spec", requests), ("a fifth of each property's", fifth)):
+    for label, asked in (("every spec", requests), ("a fifth of each property's", first_fifth(requests))):
         for layout in ("nine_forks", "one_fork"):
-            medians[label, layout] = statistics.median(getattr(layouts, layout)(asked) for _ in range(args.rounds))
+            medians[label, len(asked), layout] = statistics.median(getattr(layouts, layout)(asked)
+                                                                   for _ in range(args.rounds))
     print(f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after ({os.cpu_count()} cores)")
     print(f"a correct submission's CPU by process (mean of {args.submissions}):")
     for where, seconds in split.items():
         print(f"  {where:<18}{seconds:7.3f} s")
     print(f"the workers' own work (median of {args.rounds} rounds), CPU:")
-    for (label, layout), seconds in medians.items():
-        runs = len(requests) if label == "every spec" else len(fifth)
+    for (label, runs, layout), seconds in medians.items():
         print(f"  {label:<28}{runs:>4} runs  {layout.replace('_', ' '):<11}{seconds:7.3f} s")
     return 0
 
