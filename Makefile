@@ -27,10 +27,12 @@ test: install
 build: install
 	$(BIN)/modlab build
 
-# Mutation testing (scripts/mutation.py, docs/mutation.md): each module group in turn, a few minutes each.
+# Mutation testing (scripts/mutation.py, docs/mutation.md): each module group in turn, a few minutes each;
+# then the hand-made breakages of the verdict (scripts/breakages.py), each of which the tests must notice.
 mutation: install
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[instructor,mutation]'
 	$(BIN)/python scripts/mutation.py
+	$(BIN)/python scripts/breakages.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

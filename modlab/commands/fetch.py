@@ -33,8 +33,9 @@ def register(commands) -> None:
     sub.add_argument("--into", type=Path, required=True, metavar="DIR",
                      help="the class folder to write (must not exist, or be empty)")
     sub.add_argument("--deadline", default="", metavar="TIME",
-                     help="grade each repository's last commit made before this ISO 8601 time "
-                          "(empty, the default: the newest); a commit pinned in the roster wins")
+                     help="grade each repository's last commit made before this ISO 8601 time, UTC "
+                          "unless it names a zone (empty, the default: the newest); a commit pinned in the "
+                          "roster wins")
     sub.add_argument("--shard", metavar="I/N", help="fetch only the students of shard I of N, as "
                                                    "`modlab grade --shard I/N` cuts them")
     sub.set_defaults(run=run_fetch)

@@ -155,9 +155,11 @@ def _compare_tensors(expected: dict, actual: dict, tolerance, path) -> Differenc
     if tolerance is not None and expected["dtype"] in _FLOATING:
         want, got = decode_tensor(expected).double(), decode_tensor(actual).double()
         gap = (got - want).abs()
-        allowed = tolerance.atol + tolerance.rtol * want.abs()
-        both_nan = torch.isnan(want) & torch.isnan(got)
-        if bool(((gap <= allowed) | both_nan).all()):
+        # An infinity is matched only by itself: relative to it, any gap would do.
+        allowed = torch.where(want.isfinite(), tolerance.atol + tolerance.rtol * want.abs(), 0.0)
+        # Equal values pass whatever the gap says: an infinity's gap to itself is NaN.
+        equal = (got == want) | (torch.isnan(want) & torch.isnan(got))
+        if bool(((gap <= allowed) | equal).all()):
             return None
         return Difference(path, {TENSOR: expected}, {TENSOR: actual}, f"largest gap {gap.nan_to_num(0).max().item():.3g}")
     return Difference(path, {TENSOR: expected}, {TENSOR: actual}, "values differ")
