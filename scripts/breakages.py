@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mutation import scratch_copy  # this folder's: the same scratch copy as the mutants'
+
 ROOT = Path(__file__).resolve().parent.parent
 GUARDS = "tests/test_verdict_guards.py"
 CONTRACT = "tests/test_compare_contract.py"
@@ -115,17 +117,6 @@ BREAKAGES = [
              (f"{GUARDS}::test_a_deadline_without_a_zone_is_utc_wherever_the_runner_is",
               f"{GUARDS}::test_a_commit_one_second_before_a_zoneless_deadline_counts_and_one_after_does_not")),
 ]
-
-
-def scratch_copy(target: Path) -> None:
-    """This working tree's files as they are now (tracked and new, not ignored) under ``target``."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
-                            capture_output=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
 
 
 def tests_fail(breakage: Breakage | None, tests: tuple[str, ...]) -> tuple[bool, float]:
