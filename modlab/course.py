@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,9 @@ import yaml
 EXERCISE_ID = re.compile(r"^\d\d$")
 SLUG = re.compile(r"^[a-z][a-z0-9_-]*$")
 PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# What a stub raises in place of the code a student writes: ``exercise 03: named_modules``.
+STUB_MESSAGE = re.compile(r"exercise (\d\d): (.+)")
+STUB_RAISE = re.compile(r'NotImplementedError\("exercise (\d\d): ')
 
 
 class CourseError(ValueError):
@@ -77,6 +81,25 @@ class Course:
         known = ", ".join(e.id for e in self.exercises)
         raise CourseError(f"unknown exercise {exercise_id!r}; known exercises: {known}")
 
+    def files_read(self, exercise: Exercise, present: Iterable[str] = (), graft: bool = True) -> tuple[str, ...]:
+        """The package files that grading ``exercise`` reads from a submission, and so
+        what a submission of it holds.
+
+        Grafted (the default), the exercise's own files: the rest of the package
+        is the reference's. A cumulative exercise, or a package graded whole (a
+        student's local check), reads every module the package holds as well.
+
+        Args:
+            present: the module files the submitted package holds (``walk.py``, ...).
+
+        Example::
+
+            course.files_read(course.exercise("03"))   # ('walk.py',)
+        """
+        if graft and not exercise.cumulative:
+            return exercise.files
+        return tuple(sorted({*exercise.files, *present}))
+
     def exercise_of_file(self, relpath: str) -> Exercise | None:
         """The exercise a package file (``walk.py``) belongs to, if any."""
         for exercise in self.exercises:
@@ -99,6 +122,24 @@ class Course:
     def grader_files(self) -> list[str]:
         """The grader files that exist, in the exercises' order: what workers load."""
         return [str(self.grader_file(e)) for e in self.exercises if self.grader_file(e).is_file()]
+
+
+def stub_statement(exercise_id: str, function: str) -> str:
+    """The line a stub holds in place of a solution region: ``raise NotImplementedError("exercise 03: walk")``."""
+    return f'raise NotImplementedError("exercise {exercise_id}: {function}")'
+
+
+def stub_of(raised: dict) -> tuple[str, str] | None:
+    """``(exercise id, function)`` if an exception record (``type``, ``message``) is a stub's, else None."""
+    if raised.get("type") != "NotImplementedError":
+        return None
+    found = STUB_MESSAGE.fullmatch(raised.get("message", ""))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def stubbed_exercises(source: str) -> set[str]:
+    """The exercises whose stubs a module's source still holds."""
+    return set(STUB_RAISE.findall(source))
 
 
 def find_course_file(start: Path | None = None) -> Path:

@@ -23,10 +23,10 @@ from typing import Callable, Iterator
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from modlab.course import Course, Exercise
+from modlab.course import Course, Exercise, stub_of
 from modlab.grading.compare import Difference, compare, show
 from modlab.grading.evidence import Evidence
-from modlab.grading.explain import Graded, explain_raised, stub_function
+from modlab.grading.explain import Graded, explain_raised
 from modlab.grading.loader import load_scenarios
 from modlab.grading.misconceptions import detect
 from modlab.grading.observe import RAISED as RAISED_TAG
@@ -92,9 +92,9 @@ class Problem(Exception):
     def stub(self) -> tuple[str, str] | None:
         """``(exercise, function)`` when a stub raised, in the scenario or inside any ``outcome()``."""
         if self.raised is not None:
-            return stub_function(self.raised)
+            return stub_of(self.raised)
         found = _stub_record(self.actual)
-        return stub_function(found) if found else None
+        return stub_of(found) if found else None
 
     def stops_search(self) -> bool:
         """A hang, a crash, a failed import or a stub fails alike for every spec: nothing to shrink."""
@@ -302,19 +302,15 @@ def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode:
         FileNotFoundError: a file the exercise names is missing.
     """
     package_dir = Path(package_dir)
-    base = package_dir if whole_package(exercise, mode) else course.solutions
+    graft = mode == GRAFT
+    base = course.solutions if graft and not exercise.cumulative else package_dir
     sources = {path.name: path.read_text(encoding="utf-8") for path in sorted(base.glob("*.py"))}
-    for name in exercise.files:
+    for name in course.files_read(exercise, (), graft):
         path = package_dir / name
         if not path.is_file():
             raise FileNotFoundError(f"exercise {exercise.id} needs {course.package}/{name}, which is missing from {package_dir}")
         sources[name] = path.read_text(encoding="utf-8", errors="replace")
     return sources
-
-
-def whole_package(exercise: Exercise, mode: str) -> bool:
-    """Whether the submission's whole package is graded, not just the exercise's files."""
-    return mode == WHOLE or exercise.cumulative
 
 
 def grade_submission(course: Course, package_dir: Path, exercises: list[Exercise] | None = None,
@@ -401,7 +397,7 @@ class ExerciseGrading:
         self.error, self.worker = "", None
         self.answered: dict[str, dict | WorkerFailed] = {}  # the submission's answers read ahead, by request
         self.timeouts = 0  # scenario timeouts so far: past MAX_TIMEOUTS, the rest fail at once
-        graft = not whole_package(exercise, options.mode)
+        graft = options.mode == GRAFT and not exercise.cumulative
         try:
             sources = package_sources(course, exercise, package_dir, options.mode)
         except (FileNotFoundError, UnicodeDecodeError) as missing:
@@ -775,7 +771,7 @@ def _stub_record(observation, depth: int = 0) -> dict | None:
         return None
     if isinstance(observation, dict):
         if RAISED_TAG in observation:
-            return observation[RAISED_TAG] if stub_function(observation[RAISED_TAG]) else None
+            return observation[RAISED_TAG] if stub_of(observation[RAISED_TAG]) else None
         observation = list(observation.values())
     if isinstance(observation, list):
         for item in observation:

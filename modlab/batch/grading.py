@@ -14,7 +14,7 @@ from dataclasses import asdict
 
 from modlab import __version__
 from modlab.course import Course, Exercise
-from modlab.engine import GradeOptions, grade_exercise, grade_in_turn, whole_package
+from modlab.engine import GRAFT, GradeOptions, grade_exercise, grade_in_turn
 from modlab.grading.loader import load_scenarios
 from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
 
@@ -77,10 +77,8 @@ class Batch:
         digest = hashlib.sha256()
         for exercise in self.exercises:
             folder = submission.folder(exercise.id)
-            names = set(exercise.files)
-            if whole_package(exercise, self.options.mode):
-                names |= {path.name for path in folder.glob("*.py")}
-            for name in sorted(names):
+            present = (path.name for path in folder.glob("*.py"))
+            for name in self.course.files_read(exercise, present, self.options.mode == GRAFT):
                 digest.update(f"\0{exercise.id}/{name}\0".encode())
                 digest.update((folder / name).read_bytes() if (folder / name).is_file() else b"\0missing")
         return digest.hexdigest()

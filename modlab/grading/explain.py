@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-STUB = re.compile(r"exercise (\d\d): (.+)")
+from modlab.course import stub_of
+
 QUOTED_NAME = re.compile(r"(?:attribute|name) '([A-Za-z_][A-Za-z0-9_]*)'")
 MISSING_NAME_ERRORS = ("AttributeError", "NameError", "ImportError")
 
@@ -43,18 +44,10 @@ class Graded:
     reference_sources: dict[str, str] = field(default_factory=dict)
 
 
-def stub_function(raised: dict) -> tuple[str, str] | None:
-    """``(exercise id, function)`` if the exception is a stub's, else None."""
-    if raised.get("type") != "NotImplementedError":
-        return None
-    found = STUB.fullmatch(raised.get("message", ""))
-    return (found.group(1), found.group(2)) if found else None
-
-
 def explain_raised(raised: dict, graded: Graded) -> str:
     """The explanation of one exception, or ``""`` when the facts say no more
     than the exception itself (type, message, file:line)."""
-    stub = stub_function(raised)
+    stub = stub_of(raised)
     if stub:
         exercise, function = stub
         where = raised.get("file", "your package")

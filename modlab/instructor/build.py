@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from modlab.course import Course
+from modlab.course import Course, stub_statement
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
@@ -43,7 +43,7 @@ def strip_solutions(source: str, exercise_id: str, filename: str = "<source>") -
             region_start = number
             indent = line[: len(line) - len(line.lstrip())]
             function = _enclosing_function(lines[: number - 1], indent, filename, number)
-            out.append(f'{indent}raise NotImplementedError("exercise {exercise_id}: {function}")\n')
+            out.append(f"{indent}{stub_statement(exercise_id, function)}\n")
         elif marker == END:
             if region_start is None:
                 raise BuildError(f"{filename}:{number}: {END} without {BEGIN}")

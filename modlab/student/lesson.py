@@ -23,16 +23,12 @@ May import: :mod:`modlab.grading.explain` (the stub's explanation).
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from modlab.grading.explain import Graded, explain_raised, stub_function
+from modlab.course import stub_of, stubbed_exercises
+from modlab.grading.explain import Graded, explain_raised
 
 AFTER = "then restart the kernel and run this cell again (Python imports a module once)"
-
-
-# A stub's marker: `raise NotImplementedError("exercise 03: named_modules")`.
-STUB_MARK = re.compile(r'NotImplementedError\("exercise (\d+):')
 
 
 def load_ipython_extension(ipython) -> None:
@@ -73,7 +69,7 @@ def bring_earlier_work(assignment: Path, package: str = "mynn") -> list[str]:
 
 def _stub_of(path: Path) -> str | None:
     """The exercise a file is the stub of (all its markers name it), or None."""
-    marks = set(STUB_MARK.findall(path.read_text(encoding="utf-8", errors="replace")))
+    marks = stubbed_exercises(path.read_text(encoding="utf-8", errors="replace"))
     return marks.pop() if len(marks) == 1 else None
 
 
@@ -81,8 +77,7 @@ def _finished(parent: Path, exercise: str, package: str, name: str) -> tuple[Pat
     """The folder of ``exercise`` and the student's copy of ``name`` in it, once it is no stub of it."""
     for folder in sorted(parent.glob(f"{exercise}_*")):
         for own in (folder / package / name, folder / name):
-            if own.is_file() and f'NotImplementedError("exercise {exercise}:' not in own.read_text(
-                    encoding="utf-8", errors="replace"):
+            if own.is_file() and exercise not in stubbed_exercises(own.read_text(encoding="utf-8", errors="replace")):
                 return folder, own
     return None
 
@@ -100,7 +95,7 @@ def stub_explanation(error: BaseException, traceback) -> str:
         # 'NotImplementedError: still the stub: fill in __new__ in mynn/parameter.py (exercise 01), then ...'
     """
     raised = {"type": type(error).__name__, "message": str(error)}
-    if stub_function(raised) is None:
+    if stub_of(raised) is None:
         return ""
     while traceback is not None and traceback.tb_next is not None:
         traceback = traceback.tb_next

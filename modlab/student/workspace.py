@@ -42,9 +42,7 @@ class Workspace:
     def files_of(self, exercise: Exercise) -> dict[str, Path]:
         """The exercise's files, ``{"mynn/walk.py": path}``: for a cumulative
         exercise (graded on the whole package), every file of the package."""
-        names = exercise.files
-        if exercise.cumulative:
-            names = sorted({*names, *(p.name for p in self.package_dir.glob("*.py"))})
+        names = self.course.files_read(exercise, (p.name for p in self.package_dir.glob("*.py")))
         return {f"{self.course.package}/{name}": self.package_dir / name for name in names}
 
     def checksums(self, exercise: Exercise) -> dict[str, str]:

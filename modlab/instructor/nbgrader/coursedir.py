@@ -114,14 +114,9 @@ def write_course_dir(course: Course, folder: Path, settings: Settings) -> list[P
     return written
 
 
-def student_files(exercise: Exercise, stubs: dict[str, str]) -> list[str]:
-    """The package files a submission of the exercise holds: all of them for a cumulative one."""
-    return sorted(stubs) if exercise.cumulative else list(exercise.files)
-
-
 def write_config(course: Course, folder: Path, settings: Settings, stubs: dict[str, str]) -> Path:
     course_file = str(course.root / "course.yaml")
-    files = {e.name: [f"{course.package}/{name}" for name in student_files(e, stubs)] for e in course.exercises}
+    files = {e.name: [f"{course.package}/{name}" for name in course.files_read(e, stubs)] for e in course.exercises}
     exclude = "".join(f"    {json.dumps(name)}: {json.dumps(paths)},\n" for name, paths in files.items())
     path = folder / CONFIG_NAME
     path.write_text(CONFIG.format(
