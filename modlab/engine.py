@@ -24,6 +24,7 @@ from typing import Callable, Iterator
 from hypothesis import HealthCheck, Phase, given, settings
 
 from modlab.course import Course, Exercise, stub_of
+from modlab.fingerprint import fingerprint
 from modlab.grading.compare import Difference, compare, show
 from modlab.grading.evidence import Evidence
 from modlab.grading.explain import Graded, explain_raised
@@ -67,6 +68,10 @@ class GradeOptions:
     device: str = "auto"
     public_only: bool = False
     oracle_cache: Path | None = None
+
+    def key(self) -> dict:
+        """The options that change a grade, as plain data (where answers are kept does not)."""
+        return {"mode": self.mode, "device": self.device, "public_only": self.public_only}
 
 
 class Problem(Exception):
@@ -114,16 +119,16 @@ class Oracle:
 
     With a ``cache_dir``, they are also kept on disk, so that a student's
     next check asks torch.nn nothing it answered before and mostly never
-    starts its worker. The file is named by a digest of everything an answer
-    depends on (see :meth:`cache_file`): when any of it changes, the old file
-    is no longer read, so it can never be stale.
+    starts its worker. The file is named by the fingerprint of the grading
+    (:mod:`modlab.fingerprint`): when anything an answer depends on changes,
+    the old file is no longer read, so it can never be stale.
     """
 
-    def __init__(self, grader_files: list[str], cache_dir: Path | None = None):
+    def __init__(self, grader_files: list[str], cache_dir: Path | None = None, key: str = ""):
         self.worker = WorkerProcess({"kind": "torch"}, grader_files)
         self.cache: dict[str, dict] = {}
         self._cuda: bool | None = None
-        self.cache_path = self.cache_file(Path(cache_dir), grader_files) if cache_dir else None
+        self.cache_path = Path(cache_dir) / f"torch-{key}.json" if cache_dir else None
         self.unsaved = False  # answers asked since the cache file was written
         if self.cache_path is not None:
             self.cache.update(self._read_cache())
@@ -149,27 +154,6 @@ class Oracle:
         if self.cache_path is not None and self.unsaved:
             self._write_cache()
             self.unsaved = False
-
-    @staticmethod
-    def cache_file(cache_dir: Path, grader_files: list[str]) -> Path:
-        """Where the answers of torch.nn for these graders are kept: named by the
-        digest of the Python, torch, numpy and Hypothesis versions, the graders'
-        text and the text of modlab itself (scenarios, helpers, observation)."""
-        import hashlib
-        import platform
-
-        import hypothesis
-        import numpy
-        import torch
-
-        import modlab
-
-        digest = hashlib.sha256(json.dumps([platform.python_version(), platform.machine(), torch.__version__,
-                                            torch.version.cuda, numpy.__version__, hypothesis.__version__]).encode())
-        tool = sorted(Path(modlab.__file__).parent.rglob("*.py"))
-        for path in [*map(Path, sorted(grader_files)), *tool]:
-            digest.update(str(path.name).encode() + b"\0" + path.read_bytes() + b"\0")
-        return cache_dir / f"torch-{digest.hexdigest()[:24]}.json"
 
     def _read_cache(self) -> dict[str, dict]:
         try:
@@ -248,15 +232,17 @@ def _origin(exc: BaseException, seen: tuple = ()) -> tuple:
     return type(exc).__qualname__, where, before
 
 
-def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir: Path | None = None) -> Oracle:
+def oracle_for(course: Course, grader_files: list[str] | None = None, cache_dir: Path | None = None,
+               key: str = "") -> Oracle:
     """The course's oracle for these graders (default: all of them), started on
-    first use and ended when this process exits; ``cache_dir``: see :class:`Oracle`."""
+    first use and ended when this process exits; ``cache_dir`` and ``key`` (the
+    grading's fingerprint, which names the cache file): see :class:`Oracle`."""
     grader_files = grader_files or course.grader_files()
-    key = json.dumps([course.id, grader_files, str(cache_dir or "")])
-    if key not in _oracles:
-        oracle = _oracles[key] = Oracle(grader_files, cache_dir)
+    known = json.dumps([course.id, grader_files, str(cache_dir or ""), key if cache_dir else ""])
+    if known not in _oracles:
+        oracle = _oracles[known] = Oracle(grader_files, cache_dir, key)
         atexit.register(lambda: oracle.worker.close())  # the worker in use at exit
-    return _oracles[key]
+    return _oracles[known]
 
 
 def learnt() -> dict:
@@ -392,7 +378,8 @@ class ExerciseGrading:
         # A student's check needs its own exercise's grader only: loading them all
         # costs seconds (08's imports torch._dynamo) that a check would wait for.
         graders = [str(course.grader_file(exercise))] if options.public_only else course.grader_files()
-        self.oracle = oracle_for(course, graders, options.oracle_cache)
+        key = fingerprint(course, options.key()) if options.oracle_cache else ""
+        self.oracle = oracle_for(course, graders, options.oracle_cache, key)
         self.deadline: float | None = None  # set when the submission's code first runs
         self.error, self.worker = "", None
         self.answered: dict[str, dict | WorkerFailed] = {}  # the submission's answers read ahead, by request

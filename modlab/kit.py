@@ -20,7 +20,7 @@ PROGRAM = ("program", "check_server")
 
 # The modules and packages of modlab the commands need, besides the program itself.
 PACKAGES = ("student", "engine", "isolation", "grading", "formats", "records", "folders", "course", "errors",
-            "pins", "kit")
+            "pins", "kit", "fingerprint")
 
 # What those import from outside the standard library: the kit's dependencies
 # (pinned by the kit's constraints.txt). torch needs numpy for tensors' bytes.

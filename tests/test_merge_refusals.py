@@ -53,7 +53,7 @@ def test_two_shards_merge_into_one_gradebook(course, tmp_path):
 
 def test_shards_graded_with_different_graders_or_options_are_refused(course, tmp_path):
     folders = [shard(tmp_path / "s1", 1, 2, {"ada": 1.0}), shard(tmp_path / "s2", 2, 2, {"bob": 1.0}, key="f" * 16)]
-    with pytest.raises(ValueError, match="different graders, reference or options"):
+    with pytest.raises(ValueError, match="graded under different fingerprints"):
         merge_results(course, folders, tmp_path / "out")
     assert not (tmp_path / "out" / "gradebook.csv").exists()
 
@@ -61,7 +61,7 @@ def test_shards_graded_with_different_graders_or_options_are_refused(course, tmp
 def test_a_record_graded_with_other_graders_than_its_shard_is_refused(course, tmp_path):
     folders = [shard(tmp_path / "s1", 1, 2, {"ada": 1.0}),
                shard(tmp_path / "s2", 2, 2, {"bob": 1.0, "cy": 2.0}, keys={"cy": "e" * 16})]
-    with pytest.raises(ValueError, match=r"cy\.json: graded with other graders or options"):
+    with pytest.raises(ValueError, match=r"cy\.json: graded under another fingerprint"):
         merge_results(course, folders, tmp_path / "out")
     assert not (tmp_path / "out" / "gradebook.csv").exists()
 
@@ -102,7 +102,7 @@ def test_the_merge_command_refuses_mismatched_shards_with_one_line(course, tmp_p
     folders = [shard(tmp_path / "s1", 1, 2, {"ada": 1.0}), shard(tmp_path / "s2", 2, 2, {"bob": 1.0}, key="f" * 16)]
     status = main(["--course", str(ROOT / "course.yaml"), "merge", *map(str, folders), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err.strip()
-    assert status == 2 and len(err.splitlines()) == 1 and "different graders" in err
+    assert status == 2 and len(err.splitlines()) == 1 and "different fingerprints" in err
 
 
 # --- shards ------------------------------------------------------------------------------
@@ -263,8 +263,9 @@ def test_refusals_name_the_first_five_students(course, tmp_path):
         merge_results(course, [lost], tmp_path / "out2")
 
 
-def test_different_graders_are_named_exactly(course, tmp_path):
+def test_different_fingerprints_are_named_exactly(course, tmp_path):
     folders = [shard(tmp_path / "s1", 1, 2, {"ada": 1.0}), shard(tmp_path / "s2", 2, 2, {"bob": 1.0}, key="f" * 16)]
-    with pytest.raises(ValueError, match=r"^the shards were graded with different graders, reference or options; "
-                                         r"grade them again$"):
+    with pytest.raises(ValueError, match=r"^the shards were graded under different fingerprints \(modlab, the course's "
+                                         r"graders or reference, torch, numpy or Hypothesis, options or limits differ\); "
+                                         r"grade them again alike$"):
         merge_results(course, folders, tmp_path / "out")

@@ -1,7 +1,7 @@
 """One class's grading: what it grades, with which graders and options, and how.
 
 A :class:`Batch` knows the exercises and options of one class's grading and
-what they amount to (its grading key), grades the reference once to warm up,
+what its grades depend on (its key: :func:`modlab.fingerprint.fingerprint`), grades the reference once to warm up,
 and grades one submission into its :class:`~.store.Record`. Which
 submissions are left to grade is :func:`pending`'s: those without a record
 that still matches their files and the graders.
@@ -9,12 +9,10 @@ that still matches their files and the graders.
 from __future__ import annotations
 
 import hashlib
-import json
-from dataclasses import asdict
 
-from modlab import __version__
 from modlab.course import Course, Exercise
 from modlab.engine import GRAFT, GradeOptions, grade_exercise, grade_in_turn
+from modlab.fingerprint import fingerprint
 from modlab.grading.loader import load_scenarios
 from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
 
@@ -33,17 +31,7 @@ class Batch:
         self.course, self.exercises, self.options = course, list(exercises), options
         for exercise in self.exercises:
             load_scenarios(course, exercise, options.public_only)
-        self.key = self._grading_key()
-
-    def _grading_key(self) -> str:
-        digest = hashlib.sha256(json.dumps({
-            "modlab": __version__, "options": asdict(self.options), "limits": asdict(self.course.limits),
-            "exercises": [[e.id, e.points, list(e.files)] for e in self.exercises],
-        }, sort_keys=True).encode())
-        files = [self.course.grader_file(e) for e in self.exercises] + sorted(self.course.solutions.glob("*.py"))
-        for path in files:
-            digest.update(f"\0{path.name}\0".encode() + path.read_bytes())
-        return digest.hexdigest()[:16]
+        self.key = fingerprint(course, options.key(), self.exercises)  # what its grades depend on
 
     def manifest(self, students: list[str], shard: tuple[int, int]) -> dict:
         """What a results folder grading these students holds (its ``batch.json``)."""

@@ -30,8 +30,8 @@ def merge_results(course: Course, folders: list[Path], out: Path) -> list[Record
     for store, manifest in zip(stores, manifests):
         for record in store.records(manifest["students"]):
             if record.grading_key != manifest["grading_key"]:
-                raise ValueError(f"{store.path(record.student)}: graded with other graders or options "
-                                 f"than the rest of its shard; grade that shard again")
+                raise ValueError(f"{store.path(record.student)}: graded under another fingerprint than the "
+                                 f"rest of its shard; grade that shard again")
             write_atomically(merged.path(record.student), store.path(record.student).read_text(encoding="utf-8"))
     first = manifests[0]
     write_json(merged.folder / MANIFEST, {**first, "shard": [1, 1], "students": students})
@@ -43,7 +43,8 @@ def merge_results(course: Course, folders: list[Path], out: Path) -> list[Record
 def _check_shards(folders: list[Path], manifests: list[dict]) -> None:
     keys = {m["grading_key"] for m in manifests}
     if len(keys) > 1:
-        raise ValueError("the shards were graded with different graders, reference or options; grade them again")
+        raise ValueError("the shards were graded under different fingerprints (modlab, the course's graders or "
+                         "reference, torch, numpy or Hypothesis, options or limits differ); grade them again alike")
     count = manifests[0]["shard"][1]
     seen: dict[int, Path] = {}
     for folder, manifest in zip(folders, manifests):

@@ -65,7 +65,7 @@ def run_check(args) -> int:
 
     course = student_course(args)
     exercise = course.exercise(args.exercise)
-    forwarded = check_server.forward(args.argv, course.root, course.grader_file(exercise))
+    forwarded = check_server.forward(args.argv, course, course.grader_file(exercise))
     if forwarded is not None:
         return forwarded
     result = checked(course, exercise, args.path)

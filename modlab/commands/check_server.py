@@ -16,9 +16,9 @@ server nor in the child: as in every check, it runs in a worker forked from
 the zygote, which reads the package fresh from disk.
 
 A server serves one course folder with one installation. Its socket's name
-holds a digest of what it has loaded (:func:`fingerprint`: the Python, the
-``modlab`` and grader files, the installed torch and the other packages, the
-variables that configure them), so after any change a check starts a new
+holds a digest of what it has loaded (:func:`server_key`: the fingerprint
+of everything a check's grade depends on, the Python, its path, the
+variables that configure it), so after any change a check starts a new
 server instead of asking a stale one, and removes the old one's socket: a
 server whose socket is gone ends once its running checks have. The socket
 lies in a folder only this user may enter.
@@ -45,6 +45,8 @@ import time
 import traceback
 from pathlib import Path
 
+from modlab.course import Course
+from modlab.fingerprint import fingerprint
 from modlab.isolation.frames import ProtocolError, receive_frame, send_frame
 from modlab.isolation.sandbox.libc import libc
 from modlab.isolation.zygote import start_method
@@ -57,7 +59,6 @@ LOG = Path(".modlab") / "check-server.log"  # in the course folder: why a server
 # Variables that change what a loaded server would do: part of its fingerprint.
 CONFIGURING = ("MODLAB_", "PYTHON", "TORCH", "CUDA", "OMP_", "MKL_", "HYPOTHESIS")
 OWN = ("MODLAB_CHECK_SERVER", "MODLAB_CHECK_SERVER_IDLE_S")  # the server's own: they change nothing it loaded
-PACKAGES = ("torch", "numpy", "hypothesis", "yaml", "rich")
 BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
         "from modlab.commands.check_server import serve; serve(*sys.argv[2:])")
 
@@ -67,7 +68,7 @@ serving = False  # True in a server's child: the check runs here, not in yet ano
 
 # -- the client: modlab check ------------------------------------------------------
 
-def forward(argv: list[str], course_root: Path, grader: Path) -> int | None:
+def forward(argv: list[str], course: Course, grader: Path) -> int | None:
     """Run ``modlab ARGV`` in the course's check server; its exit status, or
     None where no server is used (then the caller runs the check itself).
 
@@ -76,14 +77,14 @@ def forward(argv: list[str], course_root: Path, grader: Path) -> int | None:
 
     Args:
         argv: the command line, without the program name.
-        course_root: the course folder (of ``course.yaml``), which the server serves.
+        course: the course, whose folder (of ``course.yaml``) the server serves.
         grader: the exercise's public grader file, which the server loads
             once for all later checks of the exercise.
     """
     if not wanted():
         return None
-    address = socket_path(course_root, fingerprint(grader.parent))
-    connection = connect(address, course_root) if address is not None else None
+    address = socket_path(course.root, server_key(course))
+    connection = connect(address, course.root) if address is not None else None
     if connection is None:
         return None
     with connection:
@@ -103,23 +104,13 @@ def wanted() -> bool:
     return sys.platform.startswith("linux") and start_method() == "fork" and hasattr(os, "pidfd_open")
 
 
-def fingerprint(graders: Path) -> str:
-    """A digest of everything a loaded server holds: a server with another is stale."""
-    import importlib.util
-
-    import modlab
-
-    watched = [*sorted(Path(modlab.__file__).parent.rglob("*.py")), *sorted(graders.resolve().glob("*.py"))]
-    for name in PACKAGES:
-        spec = importlib.util.find_spec(name)
-        if spec and spec.origin:
-            watched.append(Path(spec.origin))
-    digest = hashlib.sha256(json.dumps([sys.executable, sys.version, sys.path]).encode())
-    for path in watched:
-        stat = path.stat()
-        digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+def server_key(course: Course) -> str:
+    """A digest of everything a loaded server holds, a server with another being stale:
+    what its checks' grades depend on (:func:`modlab.fingerprint.fingerprint`), and
+    the interpreter, path and variables it runs with."""
     configuring = sorted((k, v) for k, v in os.environ.items() if k.startswith(CONFIGURING) and k not in OWN)
-    digest.update(json.dumps(configuring).encode())
+    digest = hashlib.sha256(json.dumps([fingerprint(course, {"served": "check"}), sys.executable, sys.version,
+                                        sys.path, configuring]).encode())
     return digest.hexdigest()[:16]
 
 
