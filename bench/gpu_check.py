@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from modlab.course import load_course  # noqa: E402
 from modlab.engine import GradeOptions, grade_exercise, grade_submission, oracle_for  # noqa: E402
 from modlab.instructor.variants import load_variants, variant_package  # noqa: E402
+from modlab.formats.feedback import feedback_line  # noqa: E402
 from modlab.records import FAILED, PASSED, SKIPPED  # noqa: E402
 
 REQUIRE_CUDA = GradeOptions(device="cuda")
@@ -42,7 +43,7 @@ def grade_reference(course) -> dict:
             "cuda_tests": sum(t.name.endswith("[cuda]") for t in exercise.tests),
             "passed": exercise.passed, "failed": exercise.failed, "skipped": exercise.skipped,
             "seconds": round(exercise.seconds, 2),
-            "failures": [f"{t.name}: {t.feedback}" for t in exercise.tests if t.outcome == FAILED],
+            "failures": [f"{t.name}: {feedback_line(t)}" for t in exercise.tests if t.outcome == FAILED],
         }
     return {"score": result.score, "max_score": result.max_score, "seconds": round(seconds, 2),
             "exercises": per_exercise}
@@ -64,7 +65,7 @@ def grade_variants(course, work: Path) -> list[dict]:
             "caught_on_cuda": sum(t.name.endswith("[cuda]") for t in failed),
             "caught_on_cpu": sum(t.name.endswith("[cpu]") for t in failed),
             "skipped": sum(t.outcome == SKIPPED for t in result.tests),
-            "named": variant.expect.lower() in " ".join(t.feedback for t in failed).lower(),
+            "named": variant.expect.lower() in " ".join(feedback_line(t) for t in failed).lower(),
         })
     return rows
 

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from modlab.course import Course, Exercise, stub_of
 from modlab.fingerprint import fingerprint
+from modlab.formats.feedback import file_line
 from modlab.grading.compare import Difference, compare, show
 from modlab.grading.evidence import Evidence
 from modlab.grading.explain import Graded, explain_raised
@@ -442,7 +443,7 @@ class ExerciseGrading:
                           doc=case.scenario.doc)
         skip = self._skip_reason(case)
         if skip:
-            test.outcome, test.feedback = SKIPPED, skip
+            test.outcome, test.note = SKIPPED, skip
             return test
         try:
             if self.worker is None:
@@ -458,7 +459,7 @@ class ExerciseGrading:
                 self._search(case)
         except Problem as problem:
             test.failure = self.failure(case, problem)
-            test.outcome, test.reason, test.feedback = FAILED, problem.reason, test.failure.text(case.scenario.doc)
+            test.outcome, test.reason = FAILED, problem.reason
         test.seconds = time.monotonic() - started
         return test
 
@@ -673,7 +674,7 @@ class ExerciseGrading:
             self.timeouts += 1
         if failed.kind == IMPORT:
             error = self.worker.load_error or {}
-            where = f" ({error['file']}:{error.get('line', '?')})" if error.get("file") else ""
+            where = f" ({file_line(error['file'], error.get('line'))})" if error.get("file") else ""
             self.error = f"your package did not import: {error.get('type')}{where}: {error.get('message', '')}"
             return Problem(IMPORT, "your package did not import", raised=error)
         return Problem(failed.kind, str(failed))

@@ -33,7 +33,8 @@ GRADED, GRADING_FAILED = "graded", "grading failed"
 
 @dataclass
 class Failure:
-    """Why one check failed, as data; renderers format it, nothing parses it back.
+    """Why one check failed, as facts; :mod:`modlab.formats.feedback` puts them
+    into words for every output, and nothing parses them back.
 
     Attributes:
         reason: one word (see ``REASONS``).
@@ -41,15 +42,15 @@ class Failure:
             (``scenario exceeded 10 s``, ``your package did not import``).
         where: the place the observations part, in the check's own names
             (``parameters · 'decoder.weight' · dtype``); empty at the top.
-        torch: what torch.nn gave there, shown.
+        torch: what torch gave there, shown.
         yours: what the submission gave there, shown.
         detail: what differs when the values alone do not say
             (``missing `decoder.weight```, ``largest gap 0.3``).
         smallest_case: the smallest failing case a random search found, shown.
         raised: the submission's exception: ``type``, ``message``, and where
             known ``file``, ``line`` and the ``exercise`` that file belongs to.
-        explanation: what the exception means, when the facts say it (a stub
-            still to fill in, a name the reference package does not provide).
+        explanation: what the exception means, when the facts say it:
+            ``{"kind": "stub", "function": ..., ...}`` (see :mod:`modlab.grading.explain`).
         misconceptions: ``{"id": ..., "text": ...}`` for each misconception
             whose detector found evidence in this failure.
     """
@@ -62,39 +63,12 @@ class Failure:
     detail: str = ""
     smallest_case: str | None = None
     raised: dict | None = None
-    explanation: str = ""
+    explanation: dict | None = None
     misconceptions: list[dict] = field(default_factory=list)
 
     @property
     def misconception_ids(self) -> list[str]:
         return [m["id"] for m in self.misconceptions]
-
-    def problem(self) -> str:
-        """What went wrong, in one sentence, without hints."""
-        if self.reason == MISMATCH:
-            where = f" at {self.where}" if self.where else ""
-            detail = f" ({self.detail})" if self.detail else ""
-            return f"torch.nn gave {self.torch}, your mynn gave {self.yours}{where}{detail}"
-        if self.reason == RAISED and self.raised:
-            place = f" ({self.raised['file']}:{self.raised.get('line', '?')})" if self.raised.get("file") else ""
-            expected = f"torch.nn gave {self.torch}, " if self.torch else ""
-            return f"{expected}your mynn raised {self.raised['type']}{place}: {self.raised['message']}"
-        if self.raised:  # an import failure: what it raised, where
-            place = f" ({self.raised['file']}:{self.raised.get('line', '?')})" if self.raised.get("file") else ""
-            return f"{self.message}: {self.raised['type']}{place}: {self.raised['message']}"
-        return self.message
-
-    def text(self, lead: str = "") -> str:
-        """The whole failure on one line: ``lead: problem. Smallest failing case: ...
-        . Hint: ...``, what ``feedback`` holds and one-line outputs show."""
-        parts = [f"{lead}: {self.problem()}" if lead else self.problem()]
-        if self.smallest_case:
-            parts.append(f"Smallest failing case: {self.smallest_case}")
-        if self.explanation:
-            parts.append(self.explanation)
-        if self.misconceptions:
-            parts.append("Hint: " + "; ".join(m["text"] for m in self.misconceptions))
-        return _one_line(". ".join(parts))
 
 
 @dataclass
@@ -105,7 +79,7 @@ class TestResult:
     outcome: str
     score: float
     max_score: float
-    feedback: str = ""  # the rendered text: Failure.text() for failures, the reason for skips
+    note: str = ""  # why a skipped test was skipped
     public: bool = False
     reason: str = ""  # for failures: one of REASONS
     seconds: float = 0.0
@@ -171,6 +145,10 @@ class SubmissionResult:
 
 def _test_from_json(data: dict) -> TestResult:
     failure = data.pop("failure", None)
+    feedback = data.pop("feedback", "")  # rendered from the facts when written: not read back
+    data.setdefault("note", feedback if data.get("outcome") == SKIPPED else "")
+    if failure and isinstance(failure.get("explanation"), str):  # a record written before explanations were facts
+        failure["explanation"] = {"kind": "note", "text": failure["explanation"]} if failure["explanation"] else None
     return TestResult(failure=Failure(**failure) if failure else None, **data)
 
 
@@ -188,8 +166,3 @@ def _exercise_json(exercise: ExerciseResult) -> dict:
 
 def _round(value: float) -> float:
     return round(value, 4)
-
-
-def _one_line(text: str, limit: int = 900) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

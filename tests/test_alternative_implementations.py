@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from modlab.engine import GradeOptions, grade_exercise
-from modlab.records import FAILED
+from modlab.formats.feedback import feedback_line
 from modlab.instructor.variants import reference_package
+from modlab.records import FAILED
 
 from conftest import ROOT
 
@@ -125,7 +126,7 @@ def test_an_alternative_implementation_scores_full_marks(course, tmp_path, path)
     text = as_student_file(stub, path.read_text())
     package = reference_package(course, tmp_path, {path.name: text})
     result = grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
-    failures = [f"{t.name}: {t.feedback}" for t in result.tests if t.outcome == FAILED]
+    failures = [f"{t.name}: {feedback_line(t)}" for t in result.tests if t.outcome == FAILED]
     assert failures == [], f"{path.name} written another way loses points"
     assert result.score == pytest.approx(result.max_score)
 

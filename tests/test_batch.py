@@ -18,8 +18,8 @@ from modlab.batch.store import ResultStore
 from modlab.cli import main
 from modlab.commands.grade_class import student_note
 from modlab.engine import GradeOptions
+from modlab.formats.feedback import feedback_line
 from modlab.formats.terminal import Progress
-
 from modlab.instructor.variants import load_variants, variant_package
 
 from conftest import ROOT, as_in_a_terminal
@@ -364,7 +364,7 @@ def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, mon
 
     def verdicts():
         result = runner.grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
-        return [(t.name, t.outcome, t.reason, t.feedback, t.score) for t in result.tests]
+        return [(t.name, t.outcome, t.reason, feedback_line(t), t.score) for t in result.tests]
 
     monkeypatch.setattr(runner, "_passing_specs", {})
     fresh = verdicts()
@@ -408,7 +408,7 @@ def test_a_followed_search_gives_the_verdicts_of_a_fresh_one(course, tmp_path, s
 
     def verdicts():
         result = runner.grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
-        return [(t.name, t.outcome, t.reason, t.feedback, t.score) for t in result.tests]
+        return [(t.name, t.outcome, t.reason, feedback_line(t), t.score) for t in result.tests]
 
     runner.grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"))
     searches_counted.clear()

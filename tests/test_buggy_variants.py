@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from modlab.engine import GradeOptions, grade_exercise, oracle_for
+from modlab.formats.feedback import feedback_line
 from modlab.grading.misconceptions import CATALOG
 from modlab.instructor.variants import Variant, load_variants, variant_package
 from modlab.records import FAILED
@@ -41,7 +42,7 @@ def named(tests) -> set[str]:
 
 
 def feedback(result) -> str:
-    return " | ".join(t.feedback for t in result.tests if t.outcome == FAILED)
+    return " | ".join(feedback_line(t) for t in result.tests if t.outcome == FAILED)
 
 
 @pytest.mark.parametrize("variant", PARAMS)
@@ -58,7 +59,7 @@ def test_variant_loses_points_and_names_exactly_its_misconceptions(graded, varia
 def test_public_checks_alone_name_the_misconceptions(graded, variant: Variant):
     """What a student can run before submitting shows every misconception grading scores."""
     public = [t for t in graded(variant).tests if t.public]
-    assert set(variant.misconceptions) <= named(public), [t.feedback for t in public if t.outcome == FAILED]
+    assert set(variant.misconceptions) <= named(public), [feedback_line(t) for t in public if t.outcome == FAILED]
 
 
 def test_every_label_is_a_catalog_entry_of_the_variants_exercise():

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from modlab.engine import CUDA_ABSENT, ExerciseGrading, GradeOptions
+from modlab.formats.feedback import feedback_line
 
 
 @pytest.mark.parametrize(("exercise", "device", "warm"), [
@@ -24,5 +25,5 @@ def test_warming_cuda_where_there_is_none_costs_only_the_cuda_cases(course):
         result = grading.grade()
     cpu = [t for t in result.tests if t.name.endswith("[cpu]")]
     cuda = [t for t in result.tests if t.name.endswith("[cuda]")]
-    assert cpu and all(t.outcome == "passed" for t in cpu), [t.feedback for t in cpu if t.feedback]
-    assert cuda and all(t.outcome == "failed" and CUDA_ABSENT in t.feedback for t in cuda)
+    assert cpu and all(t.outcome == "passed" for t in cpu), [feedback_line(t) for t in cpu if feedback_line(t)]
+    assert cuda and all(t.outcome == "failed" and CUDA_ABSENT in feedback_line(t) for t in cuda)

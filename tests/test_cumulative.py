@@ -4,6 +4,7 @@ import pytest
 
 from modlab.course import CourseError, load_course
 from modlab.engine import GradeOptions, grade_exercise
+from modlab.formats.feedback import explanation_text, feedback_line
 
 from conftest import ROOT
 
@@ -16,8 +17,8 @@ def test_the_capstone_uses_the_submissions_own_layers(course, make_submission):
     folder = make_submission({"layers.py": stub}, base=course.solutions)
     result = grade_exercise(course, capstone, folder / course.package, GradeOptions(device="cpu"))
     assert result.score < result.max_score / 2
-    assert any(t.failure and t.failure.explanation.endswith("in layers.py (exercise 08)")
-               for t in result.tests), [t.feedback for t in result.tests]
+    assert any(t.failure and explanation_text(t.failure.explanation).endswith("in layers.py (exercise 08)")
+               for t in result.tests), [feedback_line(t) for t in result.tests]
 
 
 def test_cumulative_must_be_a_boolean(tmp_path):

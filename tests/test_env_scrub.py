@@ -72,9 +72,10 @@ import json, sys
 from pathlib import Path
 from modlab.course import load_course
 from modlab.engine import GradeOptions, grade_exercise
+from modlab.formats.feedback import feedback_line
 course = load_course(Path(sys.argv[1]) / "course.yaml")
 result = grade_exercise(course, course.exercise("01"), Path(sys.argv[2]), GradeOptions(device="cpu"))
-print(json.dumps([t.feedback for t in result.tests]))
+print(json.dumps([feedback_line(t) for t in result.tests]))
 '''
 
 

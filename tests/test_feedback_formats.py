@@ -3,7 +3,8 @@ import json
 from xml.etree import ElementTree as ET
 
 from modlab import records
-from modlab.formats.feedback import failure_block
+from modlab.formats.feedback import failure_block, feedback_line
+from modlab.formats.jsonfile import result_json
 from modlab.formats.gradescope import gradescope_results
 from modlab.formats.junit import junit_xml
 from modlab.instructor.nbgrader.report import score_text
@@ -16,8 +17,8 @@ DOC = "a Parameter registered in two modules is yielded once"
 def failing(public: bool) -> records.TestResult:
     failure = Failure("mismatch", where="root.named_parameters()", torch="['a', 'b']", yours="['a', 'b', 'c']",
                       detail="extra `c`", smallest_case="[['c', 1]]", misconceptions=[HINT])
-    return records.TestResult("tied_weights_are_yielded_once", FAILED, 0.0, 2.0, feedback=failure.text(DOC), public=public,
-                      reason="mismatch", doc=DOC, failure=failure)
+    return records.TestResult("tied_weights_are_yielded_once", FAILED, 0.0, 2.0, public=public, reason="mismatch",
+                              doc=DOC, failure=failure)
 
 
 def result(public: bool = True) -> SubmissionResult:
@@ -26,8 +27,8 @@ def result(public: bool = True) -> SubmissionResult:
 
 
 def test_the_one_line_feedback_holds_every_fact_in_order():
-    text = failing(True).feedback
-    assert text == (f"{DOC}: torch.nn gave ['a', 'b'], your mynn gave ['a', 'b', 'c'] at root.named_parameters() "
+    text = feedback_line(failing(True))
+    assert text == (f"{DOC}: torch gave ['a', 'b'], yours gave ['a', 'b', 'c'] at root.named_parameters() "
                     "(extra `c`). Smallest failing case: [['c', 1]]. Hint: tied weights counted twice")
 
 
@@ -41,16 +42,16 @@ def test_the_terminal_block_labels_each_fact():
 def test_a_raised_failure_shows_the_exception_and_its_explanation():
     failure = Failure("raised", raised={"type": "NotImplementedError", "message": "exercise 03: named_modules",
                                         "file": "walk.py", "line": 47, "exercise": "03"},
-                      explanation="still the stub: fill in named_modules in walk.py")
+                      explanation={"kind": "stub", "function": "named_modules", "file": "walk.py", "exercise": ""})
     test = records.TestResult("t", FAILED, 0.0, 1.0, reason="raised", failure=failure)
     assert failure_block(test)[1:] == ["  raised  NotImplementedError (walk.py:47): exercise 03: named_modules",
                                        "  note    still the stub: fill in named_modules in walk.py"]
 
 
 def test_json_keeps_the_feedback_and_adds_the_record():
-    data = json.loads(json.dumps(result().to_json()))
+    data = json.loads(json.dumps(result_json(result())))
     test = data["exercises"][0]["tests"][1]
-    assert test["feedback"] == failing(True).feedback
+    assert test["feedback"] == feedback_line(failing(True))
     assert test["failure"]["where"] == "root.named_parameters()"
     assert test["failure"]["misconceptions"] == [HINT]
     assert SubmissionResult.from_json(data).exercises[0].tests[1].failure == failing(True).failure

@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from modlab.formats.csv import gradebook_csv
-from modlab.formats.feedback import check_report, fact_lines, failure_text
+from modlab.formats.feedback import check_report, fact_lines, failure_text, feedback_line, problem
 from modlab.formats.gradescope import gradescope_results
 from modlab.formats.jsonfile import write_json
 from modlab.formats.junit import junit_xml
@@ -36,11 +36,10 @@ def walk(score_of_b: float = 0.0) -> ExerciseResult:
     """Exercise 03 (10 points) with weights 3 : 2 : 1 : 2 over its counted tests: 6.25 of 10."""
     return ExerciseResult("03", 6.25, 10.0, seconds=1.5, tests=[
         Test("own_members_first", PASSED, 3.75, 3.75, public=True, seconds=0.25),
-        Test("tied_once", FAILED, score_of_b, 2.5, public=True, reason="mismatch", doc="tied weights once",
-                   feedback="tied: torch.nn gave ['a'] | yours", failure=MISMATCH, seconds=0.5),
-        Test("secret_walk", FAILED, 0.0, 1.25, public=False, reason="raised", doc="a hidden property",
-                   feedback="hidden: raised", failure=RAISED),
-        Test("on_device[cuda]", SKIPPED, 0.0, 0.0, public=True, feedback="CUDA not available"),
+        Test("tied_once", FAILED, score_of_b, 2.5, public=True, reason="mismatch", doc="tied weights | once",
+             failure=MISMATCH, seconds=0.5),
+        Test("secret_walk", FAILED, 0.0, 1.25, public=False, reason="raised", doc="a hidden property", failure=RAISED),
+        Test("on_device[cuda]", SKIPPED, 0.0, 0.0, public=True, note="CUDA not available"),
         Test("secret_order", PASSED, 2.5, 2.5, public=False),
     ])
 
@@ -48,9 +47,8 @@ def walk(score_of_b: float = 0.0) -> ExerciseResult:
 def calling() -> ExerciseResult:
     """Exercise 04 (12 points) that did not import: two tests, both failed, nothing scored."""
     return ExerciseResult("04", 0.0, 12.0, error="your package did not import", seconds=0.125, tests=[
-        Test("hooks_run", FAILED, 0.0, 8.0, public=True, reason="import", feedback="no import", failure=IMPORT),
-        Test("secret_hooks", FAILED, 0.0, 4.0, public=False, reason="import", feedback="no import",
-                   failure=IMPORT),
+        Test("hooks_run", FAILED, 0.0, 8.0, public=True, reason="import", failure=IMPORT),
+        Test("secret_hooks", FAILED, 0.0, 4.0, public=False, reason="import", failure=IMPORT),
     ])
 
 
@@ -98,13 +96,28 @@ def test_the_json_of_a_class_lists_every_submission(course, ada, bob, tmp_path):
     assert [s["score"] for s in data["submissions"]] == [6.25, 10.0]
 
 
+def failed_with(failure, doc=""):
+    return Test("t", FAILED, 0.0, 1.0, doc=doc, failure=failure)
+
+
 def test_a_failures_one_line_text_names_each_fact():
-    assert MISMATCH.problem() == "torch.nn gave ['a'], your mynn gave ['a', 'b'] at root.named_parameters() (extra `b`)"
-    assert RAISED.problem() == "your mynn raised KeyError (walk.py:7): 'w'"
-    assert IMPORT.problem() == "your package did not import: SyntaxError (calling.py:3): invalid syntax"
-    assert Failure("timeout", message="scenario exceeded 2 s").text("t") == "t: scenario exceeded 2 s"
-    assert MISMATCH.text() == (MISMATCH.problem() + ". Hint: tied weights counted twice")
-    assert len(Failure("crash", message="x" * 2000).text()) == 900
+    assert problem(MISMATCH) == "torch gave ['a'], yours gave ['a', 'b'] at root.named_parameters() (extra `b`)"
+    assert problem(RAISED) == "yours raised KeyError (walk.py:7): 'w'"
+    assert problem(IMPORT) == "your package did not import: SyntaxError (calling.py:3): invalid syntax"
+    assert feedback_line(failed_with(Failure("timeout", message="scenario exceeded 2 s"), "t")) == \
+        "t: scenario exceeded 2 s"
+    assert feedback_line(failed_with(MISMATCH)) == problem(MISMATCH) + ". Hint: tied weights counted twice"
+    assert len(feedback_line(failed_with(Failure("crash", message="x" * 2000)))) == 900
+
+
+def test_the_json_feedback_is_rendered_from_the_facts_and_never_read_back(ada):
+    from modlab.formats.jsonfile import result_json
+
+    tests = result_json(ada)["exercises"][0]["tests"]
+    assert [t["feedback"] for t in tests] == ["", feedback_line(walk().tests[1]), feedback_line(walk().tests[2]),
+                                             "CUDA not available", ""]
+    tests[1]["feedback"] = "something else"
+    assert SubmissionResult.from_json(result_json(ada)).exercises[0].tests[1] == walk().tests[1]
 
 
 # --- JUnit --------------------------------------------------------------------------------
@@ -148,7 +161,7 @@ def test_gradescope_gives_each_test_its_status_points_and_visibility(ada):
     ]
     outputs = [t["output"] for t in data["tests"]]
     assert outputs[0] == "" and outputs[4] == "" and outputs[3] == "skipped: CUDA not available"
-    assert outputs[1].startswith("tied weights once\nwhere   root.named_parameters()")
+    assert outputs[1].startswith("tied weights | once\nwhere   root.named_parameters()")
     assert "raised  KeyError (walk.py:7): 'w'" in outputs[2]
 
 
@@ -185,8 +198,10 @@ def test_the_markdown_summary_counts_and_lists_the_failed_tests(course, ada, bob
     assert lines[:6] == ["### ada: 6.25 / 22", "", "| exercise | score | passed | failed | skipped |",
                          "| --- | ---: | ---: | ---: | ---: |", "| 03 The recursive walk | 6.25 / 10 | 2 | 2 | 1 |",
                          "| 04 __call__, hooks and modes | 0.00 / 12 | 0 | 2 | 0 |"]
-    assert "- `03 tied_once`: tied: torch.nn gave ['a'] / yours" in lines
-    assert "- `04 secret_hooks`: no import" in lines and "- `03 own_members_first`" not in text
+    assert ("- `03 tied_once`: tied weights / once: torch gave ['a'], yours gave ['a', 'b'] at "
+            "root.named_parameters() (extra `b`). Hint: tied weights counted twice") in lines
+    assert ("- `04 secret_hooks`: your package did not import: SyntaxError (calling.py:3): invalid syntax" in lines
+            and "- `03 own_members_first`" not in text)
     bob_part = text.split("### bob")[1]
     assert "<details>" not in bob_part and ": 10.00 / 10" in bob_part
 
@@ -218,7 +233,7 @@ def test_the_check_report_counts_the_public_checks(course, ada):
     report = check_report(course.exercise("03"), ada.exercises[0])
     lines = report.split("\n")
     assert lines[0] == "  passed   own_members_first" and lines[1] == "  FAILED tied_once"
-    assert lines[2] == "      tied weights once"
+    assert lines[2] == "      tied weights | once"
     assert "  skipped  on_device[cuda]: CUDA not available" in lines
     assert lines[-1] == "exercise 03: 2 of 4 public checks passed (2 failed) in 1.5 s"
     clean = ExerciseResult("03", 1.0, 1.0, [Test("a", PASSED, 1.0, 1.0)], error="")
@@ -253,25 +268,53 @@ def test_write_outputs_writes_each_file_asked_for_and_no_other(course, ada, tmp_
 
 def test_a_raised_failure_without_a_line_or_a_file_says_so():
     no_line = Failure("raised", raised={"type": "KeyError", "message": "'w'", "file": "walk.py"})
-    assert no_line.problem() == "your mynn raised KeyError (walk.py:?): 'w'"
+    assert problem(no_line) == "yours raised KeyError (walk.py:?): 'w'"
     nowhere = Failure("raised", torch="3", raised={"type": "KeyError", "message": "'w'"})
-    assert nowhere.problem() == "torch.nn gave 3, your mynn raised KeyError: 'w'"
+    assert problem(nowhere) == "torch gave 3, yours raised KeyError: 'w'"
     bare_import = Failure("import", message="did not import", raised={"type": "E", "message": "m", "file": "a.py"})
-    assert bare_import.problem() == "did not import: E (a.py:?): m"
-    assert Failure("raised", message="worker said nothing").problem() == "worker said nothing"
-    assert Failure("mismatch", torch="1", yours="2").problem() == "torch.nn gave 1, your mynn gave 2"
+    assert problem(bare_import) == "did not import: E (a.py:?): m"
+    assert problem(Failure("raised", message="worker said nothing")) == "worker said nothing"
+    assert problem(Failure("mismatch", torch="1", yours="2")) == "torch gave 1, yours gave 2"
 
 
-def test_a_failures_text_joins_case_explanation_and_every_hint_in_order():
+STUB = {"kind": "stub", "function": "named_modules", "file": "walk.py", "exercise": ""}
+
+
+def test_a_failures_line_joins_case_explanation_and_every_hint_in_order():
     failure = Failure("raised", raised={"type": "E", "message": "m"}, smallest_case="[1]",
-                      explanation="still the stub", misconceptions=[{"id": "a", "text": "first"},
-                                                                    {"id": "b", "text": "second"}])
-    assert failure.text("lead") == ("lead: your mynn raised E: m. Smallest failing case: [1]. still the stub. "
-                                    "Hint: first; second")
+                      explanation=STUB, misconceptions=[{"id": "a", "text": "first"}, {"id": "b", "text": "second"}])
+    assert feedback_line(failed_with(failure, "lead")) == (
+        "lead: yours raised E: m. Smallest failing case: [1]. still the stub: fill in named_modules in walk.py. "
+        "Hint: first; second")
     assert failure.misconception_ids == ["a", "b"]
-    assert Failure("crash", message="a\n  b\tc").text() == "a b c"
-    long = Failure("crash", message="y" * 1000).text()
+    assert feedback_line(failed_with(Failure("crash", message="a\n  b\tc"))) == "a b c"
+    long = feedback_line(failed_with(Failure("crash", message="y" * 1000)))
     assert long == "y" * 897 + "..."
+    assert feedback_line(Test("t", PASSED, 1.0, 1.0)) == "" and feedback_line(Test("t", SKIPPED, 0, 0, note="n")) == "n"
+
+
+@pytest.mark.parametrize("explanation, words", [
+    (STUB, "still the stub: fill in named_modules in walk.py"),
+    ({**STUB, "exercise": "02", "file": ""}, "still the stub: fill in named_modules in your package (exercise 02)"),
+    ({"kind": "scenario"}, "the check's own code failed on what your package returned"),
+    ({"kind": "missing-name", "name": "_join", "file": "walk.py", "line": 9, "own": ["walk.py"], "exercise": "03"},
+     "your walk.py:9 uses `_join`, which the course's reference package does not provide: exercise 03 is graded "
+     "with your walk.py inside the reference package, so keep what walk.py needs in walk.py"),
+    ({"kind": "earlier-exercise", "file": "registration.py", "line": 4, "exercise": "02"},
+     "the failure is inside exercise 02's code (registration.py:4): fix exercise 02 first (`modlab check 02`)"),
+    ({"kind": "inside-reference", "file": "walk.py", "line": None, "exercise": "03", "own_file": "state.py",
+      "own_line": 7}, "raised inside walk.py:? (exercise 03, the course's reference here), called from your "
+                      "state.py:7: look at what your code passed to it"),
+    ({"kind": "inside-reference", "file": "given.py", "line": 2, "exercise": "", "own_file": "state.py",
+      "own_line": 7}, "raised inside given.py:2 (the course's reference), called from your state.py:7: look at what "
+                      "your code passed to it"),
+    ({"kind": "note", "text": "an older record's words"}, "an older record's words"),
+    (None, ""),
+])
+def test_each_kind_of_explanation_in_words(explanation, words):
+    from modlab.formats.feedback import explanation_text
+
+    assert explanation_text(explanation) == words
 
 
 def test_json_rounds_times_per_test_and_per_exercise(ada):
@@ -313,7 +356,7 @@ def test_the_score_table_is_aligned_with_numbers_to_the_right(course, ada):
         "04  __call__, hooks and modes  0.00 / 12       0       2        0",
         "    total                      6.25 / 22"]
     lines = score_table(course, ada).split("\n")
-    assert lines[4:7] == ["", "03 FAILED tied_once", "    tied weights once"]
+    assert lines[4:7] == ["", "03 FAILED tied_once", "    tied weights | once"]
     assert lines[-1] == "04: your package did not import"
 
 
@@ -331,8 +374,11 @@ def test_the_markdown_summary_is_exactly_this(course, ada, bob):
     assert markdown_summary(course, [ada, bob]) == (
         "### ada: 6.25 / 22\n\n| exercise | score | passed | failed | skipped |\n| --- | ---: | ---: | ---: | ---: |\n"
         "| 03 The recursive walk | 6.25 / 10 | 2 | 2 | 1 |\n| 04 __call__, hooks and modes | 0.00 / 12 | 0 | 2 | 0 |\n"
-        "\n<details><summary>failed tests</summary>\n\n- `03 tied_once`: tied: torch.nn gave ['a'] / yours\n"
-        "- `03 secret_walk`: hidden: raised\n- `04 hooks_run`: no import\n- `04 secret_hooks`: no import\n\n"
+        "\n<details><summary>failed tests</summary>\n\n- `03 tied_once`: tied weights / once: torch gave ['a'], yours "
+        "gave ['a', 'b'] at root.named_parameters() (extra `b`). Hint: tied weights counted twice\n"
+        "- `03 secret_walk`: a hidden property: yours raised KeyError (walk.py:7): 'w'\n"
+        "- `04 hooks_run`: your package did not import: SyntaxError (calling.py:3): invalid syntax\n"
+        "- `04 secret_hooks`: your package did not import: SyntaxError (calling.py:3): invalid syntax\n\n"
         "</details>\n\n### bob: 10.00 / 10\n\n| exercise | score | passed | failed | skipped |\n"
         "| --- | ---: | ---: | ---: | ---: |\n| 03 The recursive walk | 10.00 / 10 | 1 | 0 | 0 |\n")
 
@@ -346,19 +392,19 @@ def test_junit_is_an_indented_utf8_document(bob):
 
 
 def test_each_kind_of_failure_gets_its_labelled_lines():
-    def lines(failure, feedback=""):
-        return fact_lines(Test("t", FAILED, 0.0, 1.0, feedback=feedback, failure=failure))
+    def lines(failure, note=""):
+        return fact_lines(Test("t", FAILED, 0.0, 1.0, note=note, failure=failure))
     assert lines(Failure("mismatch", torch="1", yours="2")) == [
         "where   the whole result", "torch   1", "yours   2"]
     assert lines(Failure("crash", message="the worker  died\n(signal 9)")) == ["crash   the worker died (signal 9)"]
     assert lines(Failure("timeout", message="scenario exceeded 2 s", smallest_case="[]")) == [
         "timeout scenario exceeded 2 s", "case    []"]
-    assert lines(Failure("import", message="did not import", explanation="fix calling.py",
+    assert lines(Failure("import", message="did not import", explanation={"kind": "scenario"},
                          raised={"type": "E", "message": "m", "file": "calling.py", "line": 3})) == [
-        "raised  did not import: E (calling.py:3): m", "note    fix calling.py"]
+        "raised  did not import: E (calling.py:3): m", "note    the check's own code failed on what your package returned"]
     assert lines(Failure("raised", raised={"type": "E", "message": "m"})) == ["raised  E: m"]
     assert lines(Failure("raised", raised={"type": "E", "message": "m", "file": "a.py"})) == ["raised  E (a.py:?): m"]
-    assert lines(None, feedback="CUDA not available") == ["CUDA not available"] and lines(None) == []
+    assert lines(None, note="CUDA not available") == ["CUDA not available"] and lines(None) == []
 
 
 def test_a_json_file_is_two_space_indented_with_a_final_newline(tmp_path):
@@ -393,14 +439,22 @@ def test_gradescope_rounds_the_time_to_milliseconds_and_writes_two_decimals(ada)
 
 
 def test_records_edge_cases_read_and_written_as_they_are():
-    assert Failure("crash", message="z" * 900).text() == "z" * 900  # at the limit: whole
-    assert Failure("import", message="did not import", raised={"type": "E", "message": "m"}).problem() == \
+    assert feedback_line(failed_with(Failure("crash", message="z" * 900))) == "z" * 900  # at the limit: whole
+    assert problem(Failure("import", message="did not import", raised={"type": "E", "message": "m"})) == \
         "did not import: E: m"
     older = {"student": "ada", "exercises": [{"id": "03", "score": 1.0, "max_score": 1.0, "error": "", "seconds": 0.0,
                                               "tests": [{"name": "t", "outcome": PASSED, "score": 1.0,
                                                          "max_score": 1.0}]}]}
     [test] = SubmissionResult.from_json(older).exercises[0].tests  # a record without failure fields
     assert test.failure is None and test.name == "t"
+    skipped = {"name": "s", "outcome": SKIPPED, "score": 0.0, "max_score": 0.0, "feedback": "CUDA not available"}
+    failed = {"name": "f", "outcome": FAILED, "score": 0.0, "max_score": 1.0, "feedback": "words",
+              "failure": {"reason": "raised", "explanation": "still the stub: fill in f"}}
+    before = {"student": "ada", "exercises": [{"id": "03", "score": 0.0, "max_score": 1.0, "error": "", "seconds": 0.0,
+                                               "tests": [skipped, failed]}]}
+    back = SubmissionResult.from_json(before).exercises[0].tests  # written before notes and explanations were facts
+    assert back[0].note == "CUDA not available" and back[1].note == ""
+    assert back[1].failure.explanation == {"kind": "note", "text": "still the stub: fill in f"}
 
 
 def test_fractions_to_four_places_a_passed_checks_empty_output_and_exact_messages(course, ada, bob, tmp_path):

@@ -2,6 +2,7 @@
 import pytest
 
 from modlab.engine import WHOLE, GradeOptions, grade_exercise
+from modlab.formats.feedback import explanation_text, feedback_line
 from modlab.instructor.variants import reference_package
 
 from conftest import ROOT
@@ -17,7 +18,7 @@ def test_a_broken_exercise_02_costs_nothing_elsewhere(course, tmp_path):
         if exercise.id == "09":  # the capstone is cumulative by design
             continue
         result = grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
-        assert result.score == pytest.approx(result.max_score), (exercise.id, [t.feedback for t in result.tests if t.feedback])
+        assert result.score == pytest.approx(result.max_score), (exercise.id, [feedback_line(t) for t in result.tests if feedback_line(t)])
     broken = grade_exercise(course, course.exercise("02"), package, GradeOptions(device="cpu"))
     assert broken.score == 0
     assert "did not import" in broken.error
@@ -31,8 +32,8 @@ def test_local_checks_point_at_the_earlier_exercise_to_fix(course, tmp_path):
     result = grade_exercise(course, course.exercise("02"), package, GradeOptions(mode=WHOLE, device="cpu"))
     failures = [t.failure for t in result.tests if t.outcome == "failed"]
     assert failures
-    assert any(f.explanation.startswith("still the stub") and f.explanation.endswith("in parameter.py (exercise 01)")
-               for f in failures), [f.explanation for f in failures]
+    assert any(explanation_text(f.explanation).startswith("still the stub") and explanation_text(f.explanation).endswith("in parameter.py (exercise 01)")
+               for f in failures), [explanation_text(f.explanation) for f in failures]
     assert not any(f.misconceptions for f in failures)
 
 
@@ -44,7 +45,7 @@ def test_local_checks_name_an_earlier_exercise_that_raised_in_its_own_code(cours
     assert broken != source
     package = reference_package(course, tmp_path, {"registration.py": broken})
     result = grade_exercise(course, course.exercise("03"), package, GradeOptions(mode=WHOLE, device="cpu"))
-    explanations = [t.failure.explanation for t in result.tests if t.outcome == "failed"]
+    explanations = [explanation_text(t.failure.explanation) for t in result.tests if t.outcome == "failed"]
     assert any(e.startswith("the failure is inside exercise 02's code (registration.py:") for e in explanations), explanations
 
 
@@ -64,6 +65,6 @@ def test_a_graft_blames_a_name_the_reference_lacks_not_another_exercise(course, 
     line = next(number for number, text in enumerate(walk.splitlines(), 1) if "_walk_helper_of_mine" in text)
     expected = f"your walk.py:{line} uses `_walk_helper_of_mine`, which the course's reference package does not provide"
     raised = [f for f in failures if f.raised]
-    assert raised and all(f.explanation.startswith(expected) for f in raised), [f.explanation for f in raised]
-    assert not any("fix exercise" in f.text() for f in failures)
+    assert raised and all(explanation_text(f.explanation).startswith(expected) for f in raised), [explanation_text(f.explanation) for f in raised]
+    assert not any("fix exercise" in explanation_text(f.explanation) for f in failures)
     assert not any(f.misconceptions for f in failures)

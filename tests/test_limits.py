@@ -12,6 +12,7 @@ import pytest
 
 from modlab.course import Limits
 from modlab.engine import MAX_TIMEOUTS, GradeOptions, grade_exercise
+from modlab.formats.feedback import feedback_line
 from modlab.isolation.process import _size
 from modlab.isolation.protocol import ProtocolError, check_answer, observation, parse_answer
 from modlab.isolation.sleep import ASLEEP, ASLEEP_AFTER_S, LOCKED, SAMPLE_S, SleepWatch, sleeps_past, wakes_at
@@ -56,7 +57,7 @@ def graded(course, tmp_path, appended: str):
 def seen(course, tmp_path, function: str) -> dict:
     """What ``_seen()`` (defined by ``function``) returns inside a worker."""
     result = graded(course, tmp_path, function + REPORTER)
-    feedback = result.tests[0].feedback
+    feedback = feedback_line(result.tests[0])
     assert "SEEN" in feedback, feedback
     return json.loads(feedback.split("SEEN", 1)[1].split("}", 1)[0] + "}")
 
@@ -72,7 +73,7 @@ def test_a_hang_costs_two_scenarios_then_the_rest_fail_at_once(quick, tmp_path):
     result = graded(quick, tmp_path, "Parameter.__new__ = lambda cls, *a, **k: any(iter(int, 1))\n")  # spins
     assert time.monotonic() - started < MAX_TIMEOUTS * LIMITS.scenario_timeout_s + 3
     assert {test.reason for test in result.tests} == {"timeout"}
-    texts = [test.feedback for test in result.tests]
+    texts = [feedback_line(test) for test in result.tests]
     assert all("scenario exceeded 1 s" in text for text in texts[:MAX_TIMEOUTS])
     assert all(f"not run: the submission already exceeded its time in {MAX_TIMEOUTS} checks" in text
                for text in texts[MAX_TIMEOUTS:])
@@ -106,7 +107,7 @@ def test_a_submission_that_sleeps_is_found_out_long_before_its_timeout(patient, 
     result = graded(patient, tmp_path, f"import select, threading, time\nParameter.__new__ = lambda cls, *a, **k: {sleep}\n")
     assert time.monotonic() - started < MAX_TIMEOUTS * each + 2
     assert {test.reason for test in result.tests} == {"timeout"}
-    texts = [test.feedback for test in result.tests]
+    texts = [feedback_line(test) for test in result.tests]
     assert all(told in text for text in texts[:MAX_TIMEOUTS]), texts
     assert all("not run: the submission already exceeded its time" in text for text in texts[MAX_TIMEOUTS:])
 
@@ -162,7 +163,7 @@ def test_a_slow_submission_stops_at_its_total_limit(quick, tmp_path):
     (package / "parameter.py").write_text(reference + "\n\n" + slow)
     result = grade_exercise(quick, quick.exercise("01"), package, GradeOptions(device="cpu"))
     assert time.monotonic() - started < LIMITS.submission_timeout_s + 5
-    texts = [test.feedback for test in result.tests if test.outcome == "failed"]
+    texts = [feedback_line(test) for test in result.tests if test.outcome == "failed"]
     assert any(f"submission {verb} 3 s in all" in text for text in texts for verb in ("exceeded", "would exceed")), texts
     assert any(test.outcome == "passed" for test in result.tests)  # the early ones, within the limit
 
@@ -173,14 +174,14 @@ def test_a_correct_but_slow_submission_gets_every_point(quick, tmp_path):
     package.mkdir()
     (package / "parameter.py").write_text((quick.solutions / "parameter.py").read_text() + "\n\n" + slow)
     result = grade_exercise(quick, quick.exercise("01"), package, GradeOptions(device="cpu"))
-    assert result.score == pytest.approx(result.max_score), [t.feedback for t in result.tests if t.feedback]
+    assert result.score == pytest.approx(result.max_score), [feedback_line(t) for t in result.tests if feedback_line(t)]
 
 
 def test_an_import_that_hangs_is_waited_for_once(quick, tmp_path):
     started = time.monotonic()
     result = graded(quick, tmp_path, "import time\ntime.sleep(60)\n")
     assert time.monotonic() - started < 2 * LIMITS.scenario_timeout_s + 3
-    assert all(test.reason == "timeout" and "importing the package exceeded 1 s" in test.feedback
+    assert all(test.reason == "timeout" and "importing the package exceeded 1 s" in feedback_line(test)
                for test in result.tests)
 
 

@@ -45,7 +45,7 @@ def test_the_feedback_names_public_checks_and_numbers_hidden_ones(course):
         "Exercise 03: 6.25 / 10 points, graded by the course's graders on your submitted files.",
         "  passed  own_members_first",
         "  FAILED tied_once",
-        "    tied weights once",
+        "    tied weights | once",
         "    where   root.named_parameters()",
         "    torch   ['a']",
         "    yours   ['a', 'b']",

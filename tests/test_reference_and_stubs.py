@@ -2,6 +2,7 @@
 import pytest
 
 from modlab.engine import GradeOptions, grade_exercise
+from modlab.formats.feedback import feedback_line
 from modlab.records import FAILED, PASSED
 
 from conftest import ROOT
@@ -19,7 +20,7 @@ def graded(course, exercise_id, folder, mode="graft"):
 @pytest.mark.parametrize("exercise_id", EXERCISES)
 def test_reference_scores_full_marks(course, exercise_id):
     result = graded(course, exercise_id, ROOT / "solutions")
-    failures = [f"{t.name}: {t.feedback}" for t in result.tests if t.outcome == FAILED]
+    failures = [f"{t.name}: {feedback_line(t)}" for t in result.tests if t.outcome == FAILED]
     assert failures == []
     assert result.score == pytest.approx(result.max_score)
     assert len(result.tests) >= 8, "each exercise deserves a real grader"
@@ -31,4 +32,4 @@ def test_stubs_score_zero(course, exercise_id):
     passing = [t.name for t in result.tests if t.outcome == PASSED]
     assert passing == [], "a grader that passes an empty submission is a defect"
     assert result.score == 0
-    assert all(t.feedback for t in result.tests if t.outcome == FAILED)
+    assert all(feedback_line(t) for t in result.tests if t.outcome == FAILED)

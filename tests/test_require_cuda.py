@@ -9,6 +9,7 @@ import pytest
 from modlab.cli import main
 from modlab.course import load_course
 from modlab.engine import GradeOptions, grade_exercise, oracle_for
+from modlab.formats.feedback import feedback_line
 from modlab.records import FAILED, PASSED, SKIPPED
 
 from conftest import ROOT
@@ -55,7 +56,7 @@ def cuda_here(tiny_course):
 
 def outcomes(course, device):
     result = grade_exercise(course, course.exercise("01"), course.solutions, GradeOptions(device=device))
-    return {t.name: (t.outcome, t.feedback) for t in result.tests}, result
+    return {t.name: (t.outcome, feedback_line(t)) for t in result.tests}, result
 
 
 def test_auto_skips_cuda_cases_where_cuda_is_absent(tiny_course, cuda_here):

@@ -26,7 +26,7 @@ from modlab.batch.layout import find_submissions
 from modlab.batch.store import ResultStore
 from modlab.course import load_course
 from modlab.engine import GradeOptions, grade_exercise
-from modlab.formats.feedback import failure_text
+from modlab.formats.feedback import failure_text, feedback_line
 from modlab.instructor.ci.fetch import fetch_class, parse_deadline
 from modlab.instructor.ci.roster import load_roster
 from modlab.instructor.variants import reference_package
@@ -127,7 +127,7 @@ def test_a_walk_that_reaches_torch_nn_unseen_at_load_time_earns_no_more_than_the
     honest = grade_exercise(course, exercise, unwritten, CPU)
     assert cheat.score <= honest.score < cheat.max_score
     assert {test.reason for test in failed(cheat).values()} == {TAMPER}
-    assert all("delegating to torch.nn" in test.feedback for test in failed(cheat).values())
+    assert all("delegating to torch.nn" in feedback_line(test) for test in failed(cheat).values())
 
 
 INHERITANCE_PROBE = '''\

@@ -5,6 +5,7 @@ import pytest
 
 from modlab.course import Limits
 from modlab.engine import GradeOptions, grade_exercise
+from modlab.formats.feedback import feedback_line
 from modlab.instructor.variants import reference_package
 from modlab.records import FAILED, PASSED
 
@@ -34,7 +35,7 @@ def test_os_exit_mid_scenario_fails_only_that_scenario(quick_course, tmp_path):
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     seen = outcomes(result)
     assert seen["survives_deepcopy"] == (FAILED, "crash")
-    assert "exited with code 3" in next(t.feedback for t in result.tests if t.name == "survives_deepcopy")
+    assert "exited with code 3" in next(feedback_line(t) for t in result.tests if t.name == "survives_deepcopy")
     assert seen["survives_save_and_load"] == (PASSED, "")  # the worker was restarted
 
 
@@ -43,7 +44,7 @@ def test_infinite_loop_times_out_and_grading_goes_on(quick_course, tmp_path):
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     seen = outcomes(result)
     assert seen["repr_says_parameter_containing"] == (FAILED, "timeout")
-    assert "scenario exceeded 2 s" in next(t.feedback for t in result.tests if t.reason == "timeout")
+    assert "scenario exceeded 2 s" in next(feedback_line(t) for t in result.tests if t.reason == "timeout")
     assert seen["gradients_flow"] == (PASSED, "")
 
 
@@ -58,7 +59,7 @@ def test_failing_import_is_recorded_for_every_test(quick_course, tmp_path, sourc
     result = grade_exercise(quick_course, quick_course.exercise("01"), package, GradeOptions(device="cpu"))
     assert result.score == 0
     assert result.tests and all(t.outcome == FAILED for t in result.tests)
-    assert shown in (result.error or result.tests[0].feedback)
+    assert shown in (result.error or feedback_line(result.tests[0]))
 
 
 def test_missing_student_file_is_recorded(quick_course, tmp_path):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from modlab.course import Course
 from modlab.formats.csv import gradebook_csv
-from modlab.formats.jsonfile import write_atomically, write_json
+from modlab.formats.jsonfile import result_json, write_atomically, write_json
 from modlab.records import SubmissionResult
 
 MANIFEST, STUDENTS, GRADEBOOK = "batch.json", "students", "gradebook.csv"
@@ -47,7 +47,7 @@ class Record:
         return self.result.student
 
     def to_json(self) -> dict:
-        return {**self.result.to_json(), "grading_key": self.grading_key,
+        return {**result_json(self.result), "grading_key": self.grading_key,
                 "submission_sha256": self.submission_sha256, "failure": self.failure}
 
     @classmethod

@@ -1,9 +1,13 @@
-"""A failed check as a student reads it, written from its :class:`Failure` record.
+"""A failed check in words: the one renderer of a :class:`~modlab.records.Failure`.
 
-Every text output shows failures through here: the terminal (``modlab check``,
-``modlab grade``), nbgrader feedback, JUnit and Gradescope. One line per fact,
-each labelled, so the record's fields are never run together and never need
-to be parsed back::
+Every output shows failures through here: the terminal (``modlab check``,
+``modlab grade``), JSON's ``feedback`` field, Markdown, JUnit, Gradescope,
+nbgrader feedback, the pytest plugin, the HTML report, and a lesson cell
+that reaches a stub. The record holds facts; this module alone puts them
+into words, and writes ``file:line`` (:func:`file_line`). Two shapes:
+
+- one labelled line per fact, so a record's fields are never run together
+  (:func:`fact_lines`, :func:`failure_block`)::
 
     FAILED tied_weights_are_yielded_once
       a Parameter registered in two modules is yielded once, under its first name
@@ -13,15 +17,100 @@ to be parsed back::
       detail  extra `decoder.weight`
       hint    tied weights counted twice: the walk must remember ... [tied-twice]
 
+- one line for the whole failure, where a line is all there is room for
+  (:func:`feedback_line`: a JSON field, a Markdown list, a pytest failure).
+
 A hidden check is shown without its name and description (``hidden check 3``),
 so feedback teaches the mistake without publishing the hidden grader.
 """
 from __future__ import annotations
 
 from modlab.course import Exercise
-from modlab.records import FAILED, MISMATCH, PASSED, ExerciseResult, TestResult
+from modlab.records import FAILED, MISMATCH, PASSED, RAISED, SKIPPED, ExerciseResult, Failure, TestResult
 
 INDENT = "  "
+ONE_LINE = 900  # characters a one-line rendering keeps
+
+
+def file_line(file: str, line) -> str:
+    """Where code is: ``walk.py:41`` (``walk.py:?`` where the line is unknown)."""
+    return f"{file}:{'?' if line is None else line}"
+
+
+def _at(raised: dict) -> str:
+    """`` (walk.py:41)`` for an exception record that knows its file, else ``""``."""
+    return f" ({file_line(raised['file'], raised.get('line'))})" if raised.get("file") else ""
+
+
+def problem(failure: Failure) -> str:
+    """What went wrong, in one sentence, without hints."""
+    if failure.reason == MISMATCH:
+        where = f" at {failure.where}" if failure.where else ""
+        detail = f" ({failure.detail})" if failure.detail else ""
+        return f"torch gave {failure.torch}, yours gave {failure.yours}{where}{detail}"
+    if failure.raised:
+        raised = failure.raised
+        if failure.reason == RAISED:
+            expected = f"torch gave {failure.torch}, " if failure.torch else ""
+            return f"{expected}yours raised {raised['type']}{_at(raised)}: {raised['message']}"
+        return f"{failure.message}: {raised['type']}{_at(raised)}: {raised['message']}"  # did not import
+    return failure.message
+
+
+def explanation_text(explanation: dict | None) -> str:
+    """What an exception means (:func:`modlab.grading.explain.explain_raised`'s facts), in words."""
+    if not explanation:
+        return ""
+    kind, facts = explanation.get("kind"), explanation
+    if kind == "stub":
+        of = f" (exercise {facts['exercise']})" if facts.get("exercise") else ""
+        return f"still the stub: fill in {facts['function']} in {facts.get('file') or 'your package'}{of}"
+    if kind == "scenario":
+        return "the check's own code failed on what your package returned"
+    if kind == "missing-name":
+        files = " and ".join(facts["own"])
+        return (f"your {file_line(facts['file'], facts['line'])} uses `{facts['name']}`, which the course's "
+                f"reference package does not provide: exercise {facts['exercise']} is graded with your {files} "
+                f"inside the reference package, so keep what {files} needs in {files}")
+    if kind == "earlier-exercise":
+        origin = facts["exercise"]
+        return (f"the failure is inside exercise {origin}'s code ({file_line(facts['file'], facts['line'])}): "
+                f"fix exercise {origin} first (`modlab check {origin}`)")
+    if kind == "inside-reference":
+        of = f" (exercise {facts['exercise']}, the course's reference here)" if facts.get("exercise") \
+            else " (the course's reference)"
+        return (f"raised inside {file_line(facts['file'], facts['line'])}{of}, called from your "
+                f"{file_line(facts['own_file'], facts['own_line'])}: look at what your code passed to it")
+    return str(facts.get("text", ""))  # a record of an older modlab: its words as they were
+
+
+def fact_lines(test: TestResult) -> list[str]:
+    """The failure's facts, one labelled line each (a skip's note, for a skipped test)."""
+    failure = test.failure
+    if failure is None:
+        return [test.note] if test.note else []
+    facts = []
+    if failure.reason == MISMATCH:
+        facts += _labelled("where", failure.where or "the whole result")
+        facts += _labelled("torch", failure.torch) + _labelled("yours", failure.yours)
+        facts += _labelled("detail", failure.detail)
+    elif failure.raised:
+        lead = f"{failure.message}: " if failure.message else ""
+        facts += _labelled("raised", f"{lead}{failure.raised['type']}{_at(failure.raised)}: {failure.raised['message']}")
+    else:
+        facts += _labelled(failure.reason, failure.message)
+    facts += _labelled("case", failure.smallest_case)
+    facts += _labelled("note", explanation_text(failure.explanation))
+    for misconception in failure.misconceptions:
+        facts += _labelled("hint", f"{misconception['text']} [{misconception['id']}]")
+    return facts
+
+
+def _labelled(label: str, value) -> list[str]:
+    if value in (None, ""):
+        return []
+    text = " ".join(str(value).split())
+    return [f"{label:<7} {text}"]
 
 
 def failure_block(test: TestResult, label: str = "", hidden: bool = False) -> list[str]:
@@ -39,40 +128,34 @@ def failure_block(test: TestResult, label: str = "", hidden: bool = False) -> li
     return lines
 
 
-def fact_lines(test: TestResult) -> list[str]:
-    """The failure's facts, one labelled line each (the test's feedback if it has no record)."""
-    failure = test.failure
-    if failure is None:
-        return [test.feedback] if test.feedback else []
-    facts = []
-    if failure.reason == MISMATCH:
-        facts += _labelled("where", failure.where or "the whole result")
-        facts += _labelled("torch", failure.torch) + _labelled("yours", failure.yours)
-        facts += _labelled("detail", failure.detail)
-    elif failure.raised:
-        place = f" ({failure.raised['file']}:{failure.raised.get('line', '?')})" if failure.raised.get("file") else ""
-        lead = f"{failure.message}: " if failure.message else ""
-        facts += _labelled("raised", f"{lead}{failure.raised['type']}{place}: {failure.raised['message']}")
-    else:
-        facts += _labelled(failure.reason, failure.message)
-    facts += _labelled("case", failure.smallest_case)
-    facts += _labelled("note", failure.explanation)
-    for misconception in failure.misconceptions:
-        facts += _labelled("hint", f"{misconception['text']} [{misconception['id']}]")
-    return facts
-
-
-def _labelled(label: str, value) -> list[str]:
-    if value in (None, ""):
-        return []
-    text = " ".join(str(value).split())
-    return [f"{label:<7} {text}"]
-
-
 def failure_text(test: TestResult, hidden: bool = False) -> str:
     """The facts of a failure as one block of text (JUnit's and Gradescope's output)."""
     lead = [] if hidden or not test.doc else [test.doc]
     return "\n".join(lead + fact_lines(test))
+
+
+def feedback_line(test: TestResult) -> str:
+    """A test's feedback on one line: ``doc: problem. Smallest failing case: ... . note. Hint: ...``
+    for a failure, the note for a skip, nothing for a pass.
+
+    Example::
+
+        feedback_line(test)   # 'names join the path with dots ...: torch gave [...], yours gave [...] at ...'
+    """
+    if test.outcome == SKIPPED:
+        return test.note
+    if test.outcome != FAILED or test.failure is None:
+        return ""
+    failure = test.failure
+    parts = [f"{test.doc}: {problem(failure)}" if test.doc else problem(failure)]
+    if failure.smallest_case:
+        parts.append(f"Smallest failing case: {failure.smallest_case}")
+    if failure.explanation:
+        parts.append(explanation_text(failure.explanation))
+    if failure.misconceptions:
+        parts.append("Hint: " + "; ".join(m["text"] for m in failure.misconceptions))
+    text = " ".join(". ".join(parts).split())
+    return text if len(text) <= ONE_LINE else text[: ONE_LINE - 3] + "..."
 
 
 def check_report(exercise: Exercise, result: ExerciseResult) -> str:
@@ -92,7 +175,7 @@ def check_report(exercise: Exercise, result: ExerciseResult) -> str:
             block = failure_block(test)
             lines += [f"  {block[0]}"] + [INDENT * 2 + line for line in block[1:]]
         else:
-            lines.append(f"  skipped  {test.name}: {test.feedback}")
+            lines.append(f"  skipped  {test.name}: {test.note}")
     counted = result.passed + result.failed
     verdict = "all passed" if result.failed == 0 else f"{result.failed} failed"
     lines.append(f"exercise {exercise.id}: {result.passed} of {counted} public checks passed ({verdict}) "

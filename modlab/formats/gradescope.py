@@ -31,5 +31,5 @@ def gradescope_results(result: SubmissionResult) -> dict:
 
 def _output(test) -> str:
     if test.outcome == SKIPPED:
-        return f"skipped: {test.feedback}"
+        return f"skipped: {test.note}"
     return failure_text(test) if test.outcome == FAILED else ""

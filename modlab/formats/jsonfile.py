@@ -1,10 +1,24 @@
-"""``--json FILE``: the result records, written atomically."""
+"""``--json FILE``: the result records, written atomically, each test with its feedback in words."""
 from __future__ import annotations
 
 import json
 import os
 import tempfile
 from pathlib import Path
+
+from modlab.records import SubmissionResult
+
+from .feedback import feedback_line
+
+
+def result_json(result: SubmissionResult) -> dict:
+    """A submission's record as JSON data: its facts (:meth:`SubmissionResult.to_json`), and each
+    test's ``feedback``, rendered from them (read back, the facts are what counts)."""
+    data = result.to_json()
+    for exercise, written in zip(result.exercises, data["exercises"]):
+        for test, test_data in zip(exercise.tests, written["tests"]):
+            test_data["feedback"] = feedback_line(test)
+    return data
 
 
 def write_atomically(path: Path | str, text: str) -> None:

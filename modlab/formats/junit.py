@@ -31,6 +31,6 @@ def junit_xml(results: list[SubmissionResult]) -> str:
                     failure = ET.SubElement(case, "failure", message=test.reason or "failed")
                     failure.text = failure_text(test)
                 elif test.outcome == SKIPPED:
-                    ET.SubElement(case, "skipped", message=test.feedback)
+                    ET.SubElement(case, "skipped", message=test.note)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

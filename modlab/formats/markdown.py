@@ -4,6 +4,8 @@ from __future__ import annotations
 from modlab.course import Course
 from modlab.records import FAILED, SubmissionResult
 
+from .feedback import feedback_line
+
 
 def markdown_summary(course: Course, results: list[SubmissionResult]) -> str:
     titles = {e.id: e.title for e in course.exercises}
@@ -17,7 +19,7 @@ def markdown_summary(course: Course, results: list[SubmissionResult]) -> str:
         failed = [(e.id, t) for e in result.exercises for t in e.tests if t.outcome == FAILED]
         if failed:
             lines += ["", "<details><summary>failed tests</summary>", ""]
-            lines += [f"- `{eid} {test.name}`: {test.feedback.replace('|', '/')}" for eid, test in failed]
+            lines += [f"- `{eid} {test.name}`: {feedback_line(test).replace('|', '/')}" for eid, test in failed]
             lines += ["", "</details>"]
         lines.append("")
     return "\n".join(lines)

@@ -8,7 +8,7 @@ from modlab.course import Course
 from modlab.records import SubmissionResult
 
 from .gradescope import gradescope_results
-from .jsonfile import write_atomically, write_json
+from .jsonfile import result_json, write_atomically, write_json
 from .junit import junit_xml
 from .markdown import markdown_summary
 
@@ -26,7 +26,7 @@ def add_output_options(parser) -> None:
 def write_outputs(args, course: Course, results: list[SubmissionResult]) -> None:
     """Write every result file the options ask for (one submission: its own records)."""
     if args.json:
-        data = results[0].to_json() if len(results) == 1 else {"submissions": [r.to_json() for r in results]}
+        data = result_json(results[0]) if len(results) == 1 else {"submissions": [result_json(r) for r in results]}
         write_json(args.json, data)
     if args.junit:
         write_atomically(args.junit, junit_xml(results))

@@ -2,7 +2,8 @@
 
 When a scenario raises in the submission's world, the feedback does not
 guess a misconception from the scenario: it explains the exception itself,
-and only with what the exception record shows:
+and only with what the exception record shows (as facts; the words are
+:mod:`modlab.formats.feedback`'s):
 
 - a stub still raising ``NotImplementedError("exercise 03: named_parameters")``;
 - a name the student's file uses that the reference package lacks, when the
@@ -44,56 +45,53 @@ class Graded:
     reference_sources: dict[str, str] = field(default_factory=dict)
 
 
-def explain_raised(raised: dict, graded: Graded) -> str:
-    """The explanation of one exception, or ``""`` when the facts say no more
-    than the exception itself (type, message, file:line)."""
+def explain_raised(raised: dict, graded: Graded) -> dict | None:
+    """What one exception means, as facts (``{"kind": ..., ...}``, rendered by
+    :mod:`modlab.formats.feedback`), or None when the facts say no more than the
+    exception itself (type, message, file and line).
+
+    Kinds: ``stub`` (``function``, ``file``, and the stub's ``exercise`` when it is
+    not the graded one), ``scenario`` (the check's own code failed on what the
+    package returned), ``missing-name`` (``name``, ``file``, ``line``, ``own``,
+    ``exercise``), ``earlier-exercise`` and ``inside-reference`` (where it was
+    raised, the exercise that file belongs to, and the student's own frame).
+    """
     stub = stub_of(raised)
     if stub:
         exercise, function = stub
-        where = raised.get("file", "your package")
-        of = "" if exercise == graded.exercise else f" (exercise {exercise})"
-        return f"still the stub: fill in {function} in {where}{of}"
+        return {"kind": "stub", "function": function, "file": raised.get("file", ""),
+                "exercise": "" if exercise == graded.exercise else exercise}
     if raised.get("by") == "scenario":
-        return "the check's own code failed on what your mynn returned"
-    missing = _missing_name(raised, graded)
-    if missing:
-        return missing
-    return _foreign_file(raised, graded)
+        return {"kind": "scenario"}
+    return _missing_name(raised, graded) or _foreign_file(raised, graded)
 
 
-def _missing_name(raised: dict, graded: Graded) -> str:
+def _missing_name(raised: dict, graded: Graded) -> dict | None:
     """A name the student's own file uses that the reference package does not provide."""
     if not graded.graft or raised.get("type") not in MISSING_NAME_ERRORS:
-        return ""
+        return None
     name = raised.get("name") or _quoted_name(raised.get("message", ""))
     own_frame = _innermost(raised, graded.own)
     if not name or own_frame is None or _defined_in(name, graded.reference_sources):
-        return ""
-    own_file, line = own_frame
-    files = " and ".join(graded.own)
-    return (f"your {own_file}:{line} uses `{name}`, which the course's reference package does not provide: "
-            f"exercise {graded.exercise} is graded with your {files} inside the reference package, so keep "
-            f"what {files} needs in {files}")
+        return None
+    return {"kind": "missing-name", "name": name, "file": own_frame[0], "line": own_frame[1],
+            "own": list(graded.own), "exercise": graded.exercise}
 
 
-def _foreign_file(raised: dict, graded: Graded) -> str:
+def _foreign_file(raised: dict, graded: Graded) -> dict | None:
     """Raised inside another exercise's file: the student's own in a local check
     of the whole package, the course's reference in a graft."""
     file = raised.get("file", "")
-    origin = graded.exercise_of_file.get(file)
-    where = f"{file}:{raised.get('line', '?')}"
+    origin = graded.exercise_of_file.get(file, "")
     if not graded.graft:
         if origin and origin != graded.exercise:
-            return f"the failure is inside exercise {origin}'s code ({where}): fix exercise {origin} first " \
-                   f"(`modlab check {origin}`)"
-        return ""
-    if not file or file in graded.own:
-        return ""
+            return {"kind": "earlier-exercise", "file": file, "line": raised.get("line"), "exercise": origin}
+        return None
     own_frame = _innermost(raised, graded.own)
-    if own_frame is None:
-        return ""
-    of = f" (exercise {origin}, the course's reference here)" if origin else " (the course's reference)"
-    return f"raised inside {where}{of}, called from your {own_frame[0]}:{own_frame[1]}: look at what your code passed to it"
+    if not file or file in graded.own or own_frame is None:
+        return None
+    return {"kind": "inside-reference", "file": file, "line": raised.get("line"), "exercise": origin,
+            "own_file": own_frame[0], "own_line": own_frame[1]}
 
 
 def _innermost(raised: dict, files: tuple[str, ...]) -> tuple[str, int] | None:

@@ -15,6 +15,7 @@ import pytest
 from modlab.course import load_course
 from modlab.engine import GRAFT, WHOLE, ExerciseGrading, GradeOptions
 from modlab.folders import package_folder
+from modlab.formats.feedback import feedback_line
 from modlab.grading.scenario import Scenario
 from modlab.records import FAILED, SKIPPED
 
@@ -57,9 +58,9 @@ class ScenarioItem(pytest.Item):
     def runtest(self):
         test = _grading_for(self.config, self.case.scenario.exercise).check(self.case)
         if test.outcome == SKIPPED:
-            pytest.skip(test.feedback)
+            pytest.skip(test.note)
         if test.outcome == FAILED:
-            raise ScenarioFailed(test.feedback)
+            raise ScenarioFailed(feedback_line(test))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ScenarioFailed):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from modlab.course import Course
+from modlab.formats.feedback import explanation_text
 from modlab.records import FAILED, IMPORT, MISMATCH, MISSING, PASSED, SKIPPED, WHOLE_EXERCISE, SubmissionResult
 
 HARDEST = 10  # tests listed in "where the class struggles"
@@ -97,11 +98,11 @@ def cause(test) -> str:
     if failure.misconceptions:
         return "; ".join(m["text"] for m in failure.misconceptions)
     if failure.explanation:
-        return failure.explanation
+        return explanation_text(failure.explanation)
     if failure.raised:
         return f"raises {failure.raised['type']}"
     if failure.reason == MISMATCH:
-        return f"differs from torch.nn at {failure.where}" if failure.where else "differs from torch.nn"
+        return f"differs from torch at {failure.where}" if failure.where else "differs from torch"
     return failure.message
 
 

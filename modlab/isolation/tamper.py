@@ -57,5 +57,5 @@ def _collect(value, found: list[str]) -> None:
 def explain(found: list[str], how: str) -> str:
     """Feedback for tamper: what was found, and why it does not count."""
     shown = ", ".join(dict.fromkeys(found[:3]))
-    return (f"your mynn {how} torch.nn ({shown}): delegating to torch.nn, the very thing it is "
+    return (f"your package {how} torch.nn ({shown}): delegating to torch.nn, the very thing it is "
             f"compared with, is not building it; this test is scored as tamper")

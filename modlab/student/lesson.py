@@ -19,13 +19,15 @@ files of other exercises as stubs. Loading the extension first brings in
 the student's own work of earlier exercises (:func:`bring_earlier_work`), so
 the package a lesson runs is the student's as it stands.
 
-May import: :mod:`modlab.grading.explain` (the stub's explanation).
+May import: :mod:`modlab.grading.explain` (what the stub's error means) and
+:mod:`modlab.formats.feedback` (its words).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from modlab.course import stub_of, stubbed_exercises
+from modlab.formats.feedback import explanation_text
 from modlab.grading.explain import Graded, explain_raised
 
 AFTER = "then restart the kernel and run this cell again (Python imports a module once)"
@@ -101,7 +103,7 @@ def stub_explanation(error: BaseException, traceback) -> str:
         traceback = traceback.tb_next
     if traceback is not None:
         raised["file"] = _shown(Path(traceback.tb_frame.f_code.co_filename))
-    explanation = explain_raised(raised, Graded(exercise="", own=(), graft=False))
+    explanation = explanation_text(explain_raised(raised, Graded(exercise="", own=(), graft=False)))
     return f"{raised['type']}: {explanation}, {AFTER}"
 
 
