@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from modlab.course import load_course  # noqa: E402
-from modlab.engine import GradeOptions, grade_exercise, oracle_for  # noqa: E402
+from modlab.engine import GradeOptions, grade_exercise, process_memory  # noqa: E402
 from modlab.instructor.variants import load_variants, variant_package  # noqa: E402
 from modlab.records import FAILED  # noqa: E402
 
@@ -37,7 +37,7 @@ def main() -> int:
     parser.add_argument("--exercise", "-e", action="append", help="only this exercise (repeatable)")
     args = parser.parse_args()
     course = load_course(ROOT / "course.yaml")
-    cuda = oracle_for(course).cuda
+    cuda = process_memory().oracle(course).cuda
     rows = defaultdict(lambda: {"variants": 0, "named": 0, "wrong": 0, "public named": 0, "public wrong": 0})
     wrong_hints, started = [], time.monotonic()
     for variant in load_variants(ROOT / "tests" / "buggy"):

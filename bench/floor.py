@@ -114,7 +114,7 @@ def main() -> int:
     requests = asked_of_the_reference(course, options)
     load_before = os.getloadavg()[0]
     reference, _ = worker.load_world({"kind": "package", "package": course.package,
-                                      "sources": engine.reference_sources(course)})
+                                      "sources": engine.process_memory().reference(course)})
     ours = bodies_cpu(requests, reference, course.package, args.repeat)
     theirs = bodies_cpu(requests, torch.nn, None, args.repeat)
     fixed = worker_cpu(account, course, requests[0], args.workers)

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from modlab.course import load_course  # noqa: E402
-from modlab.engine import GradeOptions, grade_exercise, grade_submission, oracle_for  # noqa: E402
+from modlab.engine import GradeOptions, grade_exercise, grade_submission, process_memory  # noqa: E402
 from modlab.instructor.variants import load_variants, variant_package  # noqa: E402
 from modlab.formats.feedback import feedback_line  # noqa: E402
 from modlab.records import FAILED, PASSED, SKIPPED  # noqa: E402
@@ -89,7 +89,7 @@ def main() -> int:
     args = parser.parse_args()
     course = load_course(ROOT / "course.yaml")
     started = time.monotonic()
-    cuda = oracle_for(course).cuda
+    cuda = process_memory().oracle(course).cuda
     report = {"torch": torch.__version__, "python": sys.version.split()[0], "cuda_in_workers": cuda,
               "oracle_start_seconds": round(time.monotonic() - started, 2)}
     if not cuda:

@@ -57,8 +57,9 @@ def draw_at(scale: float) -> None:
         if key in FULL:
             object.__setattr__(scenario, "examples", max(1, round(FULL[key] * scale)))
     # What earlier searches drew or recorded was drawn at another setting.
-    engine._passing_specs.clear()
-    engine._failing_searches.clear()
+    memory = engine.process_memory()
+    memory.passing_specs.clear()
+    memory.failing_searches.clear()
 
 
 def grade_at(course, scale: float, mutants: list, folder: Path, account: CpuAccount) -> dict:

@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import CpuAccount  # noqa: E402
 from modlab import engine  # noqa: E402
+from modlab.engine import exercise, oracle, scoring, search, verdict  # noqa: E402
 from modlab.batch.grading import Batch  # noqa: E402
 from modlab.course import load_course  # noqa: E402
 from modlab.grading import compare as comparison  # noqa: E402
@@ -70,15 +71,15 @@ def timed(stage: str, function):
 
 
 def instrument() -> None:
-    engine.Oracle.observe_many = timed("torch.nn side", engine.Oracle.observe_many)
+    oracle.Oracle.observe_many = timed("torch.nn side", oracle.Oracle.observe_many)
     process.WorkerProcess._ensure_started = timed("submission: worker start", process.WorkerProcess._ensure_started)
     process.WorkerProcess._receive = timed("submission: answers (run, encode, pipe)", process.WorkerProcess._receive)
     process.WorkerProcess._checked = timed("checking answers", process.WorkerProcess._checked)
     process.WorkerProcess.close = timed("submission: worker stop", process.WorkerProcess.close)
-    engine.compare = timed("comparison", comparison.compare)
-    engine.ExerciseGrading._search = timed("Hypothesis", engine.ExerciseGrading._search)
-    engine.ExerciseGrading.failure = timed("records", engine.ExerciseGrading.failure)
-    engine._scored = timed("records", engine._scored)
+    verdict.compare = timed("comparison", comparison.compare)
+    exercise.search = timed("Hypothesis", search.search)
+    exercise.failure_record = timed("records", verdict.failure_record)
+    exercise.scored = timed("records", scoring.scored)
 
 
 def submissions(course, folder: Path) -> list[tuple[str, Path]]:

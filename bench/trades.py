@@ -45,7 +45,7 @@ from modlab.batch.grading import Batch  # noqa: E402
 from modlab.course import load_course  # noqa: E402
 from modlab.isolation import worker  # noqa: E402
 from modlab.isolation.process import _payload  # noqa: E402
-from modlab.isolation.zygote import zygote  # noqa: E402
+from modlab.isolation.launcher import zygote  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -4,7 +4,7 @@ walk comes in 03: ``registers(m)`` shows, by name, what each one holds."""
 import torch
 from hypothesis import strategies as st
 
-from modlab.grading import outcome, scenario
+from modlab.grading import attempt, scenario
 from modlab.grading.helpers.ex02_registration import apply, bad_name_calls, deleted, names_in_dir, registered_names
 from modlab.grading.probes import registers
 
@@ -38,11 +38,11 @@ def getattr_reads_the_registers(nn):
     m.weight = nn.Parameter(torch.ones(2))
     m.register_buffer("running", torch.zeros(2))
     m.child = nn.Module()
-    return {"m.weight is m._parameters['weight']": outcome(lambda: m.weight is m._parameters["weight"]),
-            "m.running is m._buffers['running']": outcome(lambda: m.running is m._buffers["running"]),
-            "m.child is m._modules['child']": outcome(lambda: m.child is m._modules["child"]),
-            "m.nothing_here": outcome(getattr, m, "nothing_here"),
-            "hasattr(m, 'nothing_here')": outcome(hasattr, m, "nothing_here")}
+    return {"m.weight is m._parameters['weight']": attempt(lambda: m.weight is m._parameters["weight"]),
+            "m.running is m._buffers['running']": attempt(lambda: m.running is m._buffers["running"]),
+            "m.child is m._modules['child']": attempt(lambda: m.child is m._modules["child"]),
+            "m.nothing_here": attempt(getattr, m, "nothing_here"),
+            "hasattr(m, 'nothing_here')": attempt(hasattr, m, "nothing_here")}
 
 
 @scenario(points=1, public=True, misconceptions=["delattr-skips-registers"])
@@ -63,7 +63,7 @@ def delattr_removes_from_the_register(nn):
     m.child = nn.Module()
     m.plain = 1
     observed = deleted(m, ["weight", "cache", "child", "plain"])
-    return {**observed, "del m.weight again": outcome(delattr, m, "weight")}
+    return {**observed, "del m.weight again": attempt(delattr, m, "weight")}
 
 
 @scenario(points=2, public=True, misconceptions=["non-persistent-not-recorded", "none-slot-dropped"])
@@ -101,9 +101,9 @@ def assigning_before_super_init_raises(nn):
             self.child = nn.Module()
 
     return {"with super().__init__() first": registers(WithSuper()),
-            "a Parameter before super().__init__()": outcome(NoSuperParameter),
-            "a Module before super().__init__()": outcome(NoSuperModule),
-            "register_buffer before super().__init__()": outcome(NoSuperBuffer)}
+            "a Parameter before super().__init__()": attempt(NoSuperParameter),
+            "a Module before super().__init__()": attempt(NoSuperModule),
+            "register_buffer before super().__init__()": attempt(NoSuperBuffer)}
 
 
 @scenario(points=1, public=True, misconceptions=["tensor-onto-parameter-name-accepted"])
@@ -112,7 +112,7 @@ def tensor_onto_parameter_name_raises(nn):
     m = nn.Module()
     m.weight = nn.Parameter(torch.ones(2))
     before = registers(m)
-    return {"registers before": before, "m.weight = torch.zeros(2)": outcome(setattr, m, "weight", torch.zeros(2)),
+    return {"registers before": before, "m.weight = torch.zeros(2)": attempt(setattr, m, "weight", torch.zeros(2)),
             "registers after": registers(m)}
 
 
@@ -123,8 +123,8 @@ def wrong_values_onto_registered_names_raise(nn):
     m.weight = nn.Parameter(torch.ones(2))
     m.child = nn.Module()
     before = registers(m)
-    return {"registers before": before, "m.child = torch.zeros(2)": outcome(setattr, m, "child", torch.zeros(2)),
-            "m.weight = 3": outcome(setattr, m, "weight", 3), "registers after": registers(m)}
+    return {"registers before": before, "m.child = torch.zeros(2)": attempt(setattr, m, "child", torch.zeros(2)),
+            "m.weight = 3": attempt(setattr, m, "weight", 3), "registers after": registers(m)}
 
 
 @scenario(points=1, public=True, misconceptions=["bad-names-accepted"])
@@ -144,9 +144,9 @@ def registering_a_tensor_as_parameter_raises(nn):
     """register_parameter of a plain tensor, or register_buffer of a list, raises TypeError like torch"""
     m = nn.Module()
     leaf = nn.Parameter(torch.ones(2))
-    return {"m.register_parameter('w', torch.ones(2))": outcome(m.register_parameter, "w", torch.ones(2)),
-            "m.register_parameter('w', leaf * 2)": outcome(m.register_parameter, "w", leaf * 2),
-            "m.register_buffer('b', [1, 2])": outcome(m.register_buffer, "b", [1, 2]),
+    return {"m.register_parameter('w', torch.ones(2))": attempt(m.register_parameter, "w", torch.ones(2)),
+            "m.register_parameter('w', leaf * 2)": attempt(m.register_parameter, "w", leaf * 2),
+            "m.register_buffer('b', [1, 2])": attempt(m.register_buffer, "b", [1, 2]),
             "registers": registers(m)}
 
 
@@ -154,10 +154,10 @@ def registering_a_tensor_as_parameter_raises(nn):
 def wrong_kinds_raise(nn):
     """registering a value of the wrong kind raises TypeError or ValueError like torch"""
     m = nn.Module()
-    return {"m.register_buffer('b', [1, 2])": outcome(m.register_buffer, "b", [1, 2]),
-            "m.add_module('c', torch.ones(1))": outcome(m.add_module, "c", torch.ones(1)),
+    return {"m.register_buffer('b', [1, 2])": attempt(m.register_buffer, "b", [1, 2]),
+            "m.add_module('c', torch.ones(1))": attempt(m.add_module, "c", torch.ones(1)),
             "m.register_buffer('d', torch.ones(1), persistent=False)":
-                outcome(m.register_buffer, "d", torch.ones(1), persistent=False),
+                attempt(m.register_buffer, "d", torch.ones(1), persistent=False),
             "registers": registers(m)}
 
 
@@ -167,12 +167,12 @@ def none_keeps_a_slot(nn):
     m = nn.Module()
     m.register_parameter("bias", None)
     m.add_module("head", None)
-    before = {"registers": registers(m), "m.bias": outcome(getattr, m, "bias"), "m.head": outcome(getattr, m, "head")}
+    before = {"registers": registers(m), "m.bias": attempt(getattr, m, "bias"), "m.head": attempt(getattr, m, "head")}
     m.bias = nn.Parameter(torch.zeros(1))
     m.head = nn.Module()
     m.bias = None
     return {"after registering None": before, "after assigning into the slots": registers(m),
-            "m.bias": outcome(getattr, m, "bias")}
+            "m.bias": attempt(getattr, m, "bias")}
 
 
 @scenario(points=2, public=True, misconceptions=[*ROUTING, "replacing-moves-to-the-end"])
@@ -200,7 +200,7 @@ def a_name_moves_between_registers(nn):
              ("m.other = Parameter(...)", lambda: setattr(m, "other", nn.Parameter(torch.ones(1)))),
              ("m.register_buffer('buf', ...)", lambda: m.register_buffer("buf", torch.ones(1))),
              ("m.buf = Parameter(...)", lambda: setattr(m, "buf", nn.Parameter(torch.ones(1))))]
-    return [{text: outcome(step), "registers": registers(m)} for text, step in steps]
+    return [{text: attempt(step), "registers": registers(m)} for text, step in steps]
 
 
 @scenario(points=1)
@@ -248,7 +248,7 @@ def buffer_assignment_registers(nn):
               lambda: setattr(m, "mean", nn.Buffer(torch.ones(2), persistent=False))),
              ("m.plain = nn.Buffer(torch.ones(1))", lambda: setattr(m, "plain", nn.Buffer(torch.ones(1)))),
              ("m.weight = nn.Buffer(torch.ones(1))", lambda: setattr(m, "weight", nn.Buffer(torch.ones(1))))]
-    return [{text: outcome(step), "registers": registers(m), "m.state_dict() keys": list(m.state_dict())}
+    return [{text: attempt(step), "registers": registers(m), "m.state_dict() keys": list(m.state_dict())}
             for text, step in steps]
 
 
@@ -288,6 +288,6 @@ def call_super_init_hands_on_args(nn):
         module = cls(*args, **kwargs)
         return {"recorded": getattr(module, "recorded", "<no attribute>"), "registers": registers(module)}
 
-    return {"nn.Module.call_super_init": nn.Module.call_super_init, "Hands(1, 2, k=3)": outcome(made, Hands, 1, 2, k=3),
-            "Hands()": outcome(made, Hands), "Keeps()": outcome(made, Keeps), "Keeps(1)": outcome(made, Keeps, 1),
-            "Keeps(k=1)": outcome(made, Keeps, k=1), "nn.Module(1)": outcome(nn.Module, 1)}
+    return {"nn.Module.call_super_init": nn.Module.call_super_init, "Hands(1, 2, k=3)": attempt(made, Hands, 1, 2, k=3),
+            "Hands()": attempt(made, Hands), "Keeps()": attempt(made, Keeps), "Keeps(1)": attempt(made, Keeps, 1),
+            "Keeps(k=1)": attempt(made, Keeps, k=1), "nn.Module(1)": attempt(nn.Module, 1)}

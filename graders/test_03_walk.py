@@ -8,7 +8,7 @@ Observations are keyed by the call that produced them
 ``[name, value]`` pairs, compared name by name."""
 import torch
 
-from modlab.grading import outcome, scenario
+from modlab.grading import attempt, scenario
 from modlab.grading.helpers.ex03_walk import (batch_norm_like, deduplicated, encoder_decoder, lookups, ripeness_net,
                                               shared_layer, three_levels, tied_autoencoder)
 from modlab.grading.probes import first_occurrences, named_shapes, named_tensors, named_types
@@ -232,17 +232,17 @@ def submodule_assignment(nn):
     root = three_levels(nn)
     root.body.plain = 3
     replacement, added = Leaf(1, 1), Leaf(3, 3)
-    observed = {"root.set_submodule('body.block.head', m)": outcome(root.set_submodule, "body.block.head", replacement),
+    observed = {"root.set_submodule('body.block.head', m)": attempt(root.set_submodule, "body.block.head", replacement),
                 "root.body.block.head is m": root.body.block.head is replacement,
-                "root.set_submodule('body.extra', m)": outcome(root.set_submodule, "body.extra", added),
+                "root.set_submodule('body.extra', m)": attempt(root.set_submodule, "body.extra", added),
                 "root.body._modules": named_types(root.body._modules.items()),
                 "root.set_submodule('body.block.head', m, strict=True)":
-                    outcome(root.set_submodule, "body.block.head", Leaf(2, 2), strict=True),
+                    attempt(root.set_submodule, "body.block.head", Leaf(2, 2), strict=True),
                 "root.set_submodule('body.other', m, strict=True)":
-                    outcome(root.set_submodule, "body.other", Leaf(2, 2), strict=True),
-                "root.set_submodule('', m)": outcome(root.set_submodule, "", Leaf(2, 2)),
-                "root.set_submodule('body.x', 3)": outcome(root.set_submodule, "body.x", 3),
-                "root.set_submodule('body.plain', m)": outcome(root.set_submodule, "body.plain", Leaf(2, 2)),
-                "root.set_submodule('nothing.head', m)": outcome(root.set_submodule, "nothing.head", Leaf(2, 2)),
-                "root.set_submodule('top', m)": outcome(root.set_submodule, "top", Leaf(2, 2))}
+                    attempt(root.set_submodule, "body.other", Leaf(2, 2), strict=True),
+                "root.set_submodule('', m)": attempt(root.set_submodule, "", Leaf(2, 2)),
+                "root.set_submodule('body.x', 3)": attempt(root.set_submodule, "body.x", 3),
+                "root.set_submodule('body.plain', m)": attempt(root.set_submodule, "body.plain", Leaf(2, 2)),
+                "root.set_submodule('nothing.head', m)": attempt(root.set_submodule, "nothing.head", Leaf(2, 2)),
+                "root.set_submodule('top', m)": attempt(root.set_submodule, "top", Leaf(2, 2))}
     return {**observed, "root.named_modules() afterwards": named_types(root.named_modules())}

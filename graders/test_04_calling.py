@@ -4,7 +4,7 @@ its tree. Hooks write what they see into a ``hook log`` the scenario returns
 train/eval, zero_grad and requires_grad_ reach every module and parameter."""
 import torch
 
-from modlab.grading import outcome, scenario
+from modlab.grading import attempt, scenario
 from modlab.grading.helpers.ex04_calling import (always_called_hooks, backward_hooks_run, doubler, frozen, grads,
                                                  hook_marks, modes, names_the_module, two_layers, with_grads)
 from modlab.grading.trees import build_tree, leaf_class, module_trees
@@ -28,9 +28,9 @@ def missing_forward_raises(nn):
     class NoForward(nn.Module):
         pass
 
-    called = {"nn.Module()(torch.ones(1))": (outcome(nn.Module(), torch.ones(1)), "Module"),
-              "NoForward()()": (outcome(NoForward()), "NoForward"),
-              "NoForward().forward(1)": (outcome(NoForward().forward, 1), "NoForward")}
+    called = {"nn.Module()(torch.ones(1))": (attempt(nn.Module(), torch.ones(1)), "Module"),
+              "NoForward()()": (attempt(NoForward()), "NoForward"),
+              "NoForward().forward(1)": (attempt(NoForward().forward, 1), "NoForward")}
     return {**{call: result for call, (result, _) in called.items()},
             "the messages name the class": [names_the_module(result, name) for result, name in called.values()]}
 
@@ -42,11 +42,11 @@ def pre_hook_replaces_the_input(nn):
     seen, log = [], []
     m.register_forward_pre_hook(lambda mod, args: log.append("pre m") or seen.append(
         [mod is m, type(args).__name__, len(args)]))
-    observed = {"m(x)": outcome(m, x)}
+    observed = {"m(x)": attempt(m, x)}
     m.register_forward_pre_hook(lambda mod, args: (args[0] * 10, 3))      # a tuple: all the arguments
-    observed["m(x) after a pre-hook returning (args[0] * 10, 3)"] = outcome(m, x)
+    observed["m(x) after a pre-hook returning (args[0] * 10, 3)"] = attempt(m, x)
     m.register_forward_pre_hook(lambda mod, args: args[0] + 1)            # a single value
-    observed["m(x) after a pre-hook returning args[0] + 1"] = outcome(m, x)
+    observed["m(x) after a pre-hook returning args[0] + 1"] = attempt(m, x)
     return {"hook log": log, "what the first pre-hook saw": seen, **observed}
 
 
@@ -136,11 +136,11 @@ def exceptions_propagate(nn):
     log = []
     m.register_forward_pre_hook(lambda mod, args: log.append("pre m"))
     failing = m.register_forward_pre_hook(lambda mod, args: {}["missing"])
-    first = outcome(m, torch.ones(1))
+    first = attempt(m, torch.ones(1))
     failing.remove()
     m.register_forward_hook(lambda mod, args, out: out.no_such_method())
-    return {"hook log": log, "m(x) with a failing pre-hook": first, "m(x) with a failing hook": outcome(m, torch.ones(1)),
-            "m('not a tensor')": outcome(m, "not a tensor")}
+    return {"hook log": log, "m(x) with a failing pre-hook": first, "m(x) with a failing hook": attempt(m, torch.ones(1)),
+            "m('not a tensor')": attempt(m, "not a tensor")}
 
 
 MODES = ["mode-not-recursive", "train-returns-self"]
@@ -168,8 +168,8 @@ def train_validates_mode(nn):
     log = []
     net = two_layers(nn, log)
     net.eval()
-    return {"net.train('yes')": outcome(net.train, "yes"), "net.train(1)": outcome(net.train, 1),
-            "net.train(None)": outcome(net.train, None), "modes after": modes(net)}
+    return {"net.train('yes')": attempt(net.train, "yes"), "net.train(1)": attempt(net.train, 1),
+            "net.train(None)": attempt(net.train, None), "modes after": modes(net)}
 
 
 @scenario(points=3, specs=TREES, examples=30, misconceptions=MODES)
@@ -263,13 +263,13 @@ def kwargs_hooks(nn):
     m.register_forward_pre_hook(lambda mod, args, kwargs: seen.append(["pre", len(args), sorted(kwargs)]),
                                 with_kwargs=True)
     m.register_forward_hook(lambda mod, args, kwargs, out: seen.append(["post", sorted(kwargs), out]), with_kwargs=True)
-    observed = {"m(x, offset=1)": outcome(m, x, offset=1)}
+    observed = {"m(x, offset=1)": attempt(m, x, offset=1)}
     m.register_forward_pre_hook(lambda mod, args, kwargs: ((args[0] * 10,), {"offset": 5}), with_kwargs=True)
-    observed["m(x) after a pre-hook returning (args, {'offset': 5})"] = outcome(m, x)
+    observed["m(x) after a pre-hook returning (args, {'offset': 5})"] = attempt(m, x)
     m.register_forward_hook(lambda mod, args, kwargs, out: out + kwargs["offset"], with_kwargs=True)
-    observed["m(x) after a hook returning out + kwargs['offset']"] = outcome(m, x)
+    observed["m(x) after a hook returning out + kwargs['offset']"] = attempt(m, x)
     bad = m.register_forward_pre_hook(lambda mod, args, kwargs: args, with_kwargs=True)
-    observed["m(x) with a pre-hook returning args alone"] = outcome(m, x)
+    observed["m(x) with a pre-hook returning args alone"] = attempt(m, x)
     bad.remove()
     return {"what the kwargs hooks saw": seen, **observed}
 

@@ -7,7 +7,7 @@ from collections import OrderedDict
 import torch
 from hypothesis import strategies as st
 
-from modlab.grading import outcome, scenario
+from modlab.grading import attempt, scenario
 from modlab.grading.helpers.ex05_containers import (Workbench, container_views, contents, dotted_parameters,
                                                     every_module, holds_a_container, label, leaves, registered_tree,
                                                     same, tagged)
@@ -37,9 +37,9 @@ def sequential_from_an_ordered_dict(nn):
     named = nn.Sequential(OrderedDict([("encode", a), ("decode", b)]))
     return {"Sequential(OrderedDict(encode=a, decode=b))": contents(named),
             "model.encode is a": named.encode is a, "model.decode is b": named.decode is b,
-            "Sequential({'encode': a})": outcome(lambda: contents(nn.Sequential({"encode": a}))),
-            "Sequential(OrderedDict([('a.b', a)]))": outcome(lambda: contents(nn.Sequential(OrderedDict([("a.b", a)])))),
-            "Sequential(a, 3)": outcome(lambda: contents(nn.Sequential(a, 3)))}
+            "Sequential({'encode': a})": attempt(lambda: contents(nn.Sequential({"encode": a}))),
+            "Sequential(OrderedDict([('a.b', a)]))": attempt(lambda: contents(nn.Sequential(OrderedDict([("a.b", a)])))),
+            "Sequential(a, 3)": attempt(lambda: contents(nn.Sequential(a, 3)))}
 
 
 @scenario(points=2, public=True, misconceptions=["negative-index-unsupported"])
@@ -48,11 +48,11 @@ def sequential_indexing(nn):
     children = leaves(nn, 0, 1, 2)
     model = nn.Sequential(*children)
     named = nn.Sequential(OrderedDict([("x", children[0]), ("y", children[1])]))
-    return {**{f"model[{i}] is child {i % 3}": outcome(lambda: model[i] is children[i]) for i in range(-3, 3)},
-            "named[-1] is its last child": outcome(lambda: named[-1] is children[1]),
-            "named[0] is its first child": outcome(lambda: named[0] is children[0]),
-            "model[3], model[-4], model[100]": [outcome(lambda: label(model[i])) for i in (3, -4, 100)],
-            "model['0']": outcome(lambda: label(model["0"])), "model[1.0]": outcome(lambda: label(model[1.0]))}
+    return {**{f"model[{i}] is child {i % 3}": attempt(lambda: model[i] is children[i]) for i in range(-3, 3)},
+            "named[-1] is its last child": attempt(lambda: named[-1] is children[1]),
+            "named[0] is its first child": attempt(lambda: named[0] is children[0]),
+            "model[3], model[-4], model[100]": [attempt(lambda: label(model[i])) for i in (3, -4, 100)],
+            "model['0']": attempt(lambda: label(model["0"])), "model[1.0]": attempt(lambda: label(model[1.0]))}
 
 @scenario(points=2, public=True, misconceptions=["slice-names"])
 def sequential_slices_keep_names(nn):
@@ -88,8 +88,8 @@ def sequential_setitem_and_delitem(nn):
     named[0] = tagged(nn)(5)
     del named[1]                                     # names give way to positions
     steps["named, after named[0] = m and del named[1]"] = contents(named)
-    steps.update({"model[0] = 3": outcome(model.__setitem__, 0, 3), "model[9] = m": outcome(model.__setitem__, 9, tagged(nn)(9)),
-                  "del model[-9]": outcome(model.__delitem__, -9), "model afterwards": contents(model)})
+    steps.update({"model[0] = 3": attempt(model.__setitem__, 0, 3), "model[9] = m": attempt(model.__setitem__, 9, tagged(nn)(9)),
+                  "del model[-9]": attempt(model.__delitem__, -9), "model afterwards": contents(model)})
     return steps
 
 
@@ -108,10 +108,10 @@ def sequential_append_insert_extend_pop(nn):
     steps.update({"model.pop(-1)": label(model.pop(-1)), "model.pop(0)": label(model.pop(0)),
                   "type of model.pop(slice(1, 3))": type(popped).__name__,
                   "what model.pop(slice(1, 3)) held": [label(m) for m in popped], "after the pops": contents(model)})
-    steps.update({"model.insert(99, m)": outcome(model.insert, 99, tagged(nn)(8)),
-                  "model.insert(-99, m)": outcome(model.insert, -99, tagged(nn)(8)),
-                  "model.pop(99)": outcome(model.pop, 99), "model.append('relu')": outcome(model.append, "relu"),
-                  "model.extend(5)": outcome(lambda: model.extend(5)), "model afterwards": contents(model)})
+    steps.update({"model.insert(99, m)": attempt(model.insert, 99, tagged(nn)(8)),
+                  "model.insert(-99, m)": attempt(model.insert, -99, tagged(nn)(8)),
+                  "model.pop(99)": attempt(model.pop, 99), "model.append('relu')": attempt(model.append, "relu"),
+                  "model.extend(5)": attempt(lambda: model.extend(5)), "model afterwards": contents(model)})
     return steps
 
 
@@ -128,8 +128,8 @@ def sequential_plus(nn):
     a += b
     return {"a + b": contents(total), "(a + b) is a": total is a, "a + b shares the children": same(total, first + second),
             "a is a after a += b": a is before, "a after a += b": contents(a), "b afterwards": contents(b),
-            "b + ModuleList(...)": outcome(lambda: contents(b + nn.ModuleList(first))),
-            "b + [m, m]": outcome(lambda: contents(b + first)), "b += [m, m]": outcome(b.__iadd__, first),
+            "b + ModuleList(...)": attempt(lambda: contents(b + nn.ModuleList(first))),
+            "b + [m, m]": attempt(lambda: contents(b + first)), "b += [m, m]": attempt(b.__iadd__, first),
             "b at the end": contents(b)}
 
 
@@ -191,8 +191,8 @@ def module_list_from_iterables(nn):
     return {**{call: contents(m) for call, m in built.items()},
             "iterating gives a, b, c": [same(m, children) for m in list(built.values())[:4]],
             "len(ModuleList([a, b, c]))": len(built["ModuleList([a, b, c])"]),
-            "ModuleList(3)": outcome(lambda: contents(nn.ModuleList(3))),
-            "ModuleList([a, 3])": outcome(lambda: contents(nn.ModuleList([children[0], 3])))}
+            "ModuleList(3)": attempt(lambda: contents(nn.ModuleList(3))),
+            "ModuleList([a, 3])": attempt(lambda: contents(nn.ModuleList([children[0], 3])))}
 
 
 @scenario(points=2, public=True, misconceptions=["slice-names", "negative-index-unsupported"])
@@ -204,11 +204,11 @@ def module_list_indexing_and_slices(nn):
     children = leaves(nn, 0, 1, 2, 3)
     layers = Blocks(children)
     sliced = layers[1:3]
-    return {**{f"layers[{i}] is child {i % 4}": outcome(lambda: layers[i] is children[i]) for i in range(-4, 4)},
+    return {**{f"layers[{i}] is child {i % 4}": attempt(lambda: layers[i] is children[i]) for i in range(-4, 4)},
             "layers[1:3]": contents(sliced), "layers[1:3] is layers": sliced is layers,
             "layers[1:3] holds children 1, 2": same(sliced, children[1:3]), "layers[::-2]": contents(layers[::-2]),
-            "layers[9:]": contents(layers[9:]), "layers[4], layers[-5]": [outcome(lambda: label(layers[i])) for i in (4, -5)],
-            "layers['1']": outcome(lambda: label(layers["1"]))}
+            "layers[9:]": contents(layers[9:]), "layers[4], layers[-5]": [attempt(lambda: label(layers[i])) for i in (4, -5)],
+            "layers['1']": attempt(lambda: label(layers["1"]))}
 
 
 @scenario(points=3, public=True, misconceptions=["no-renumbering"])
@@ -229,9 +229,9 @@ def module_list_mutation(nn):
     steps.update({"layers.pop(0)": label(layers.pop(0)), "layers.pop(slice(0, 2))": contents(layers.pop(slice(0, 2))),
                   "after the pops": contents(layers)})
     layers.append(tagged(nn)(10))
-    steps.update({"after layers.append(m)": contents(layers), "layers[9] = m": outcome(layers.__setitem__, 9, tagged(nn)(0)),
-                  "layers[0] = 'relu'": outcome(layers.__setitem__, 0, "relu"), "del layers[9]": outcome(layers.__delitem__, 9),
-                  "layers.append(3)": outcome(layers.append, 3), "layers.extend(3)": outcome(layers.extend, 3),
+    steps.update({"after layers.append(m)": contents(layers), "layers[9] = m": attempt(layers.__setitem__, 9, tagged(nn)(0)),
+                  "layers[0] = 'relu'": attempt(layers.__setitem__, 0, "relu"), "del layers[9]": attempt(layers.__delitem__, 9),
+                  "layers.append(3)": attempt(layers.append, 3), "layers.extend(3)": attempt(layers.extend, 3),
                   "layers afterwards": contents(layers)})
     return steps
 
@@ -248,8 +248,8 @@ def module_list_plus(nn):
     return {"layers + [m, m]": contents(total), "(layers + [m, m]) is layers": total is layers,
             "layers + [m, m] shares the children": same(total, first + second),
             "layers + Sequential(m, m)": contents(mixed), "layers is layers after +=": layers is before,
-            "layers after += (generator)": contents(layers), "layers + 3": outcome(lambda: contents(layers + 3)),
-            "layers += [3]": outcome(layers.__iadd__, [3])}
+            "layers after += (generator)": contents(layers), "layers + 3": attempt(lambda: contents(layers + 3)),
+            "layers += [3]": attempt(layers.__iadd__, [3])}
 
 
 @scenario(points=1)
@@ -257,8 +257,8 @@ def lists_and_dicts_have_no_forward(nn):
     """ModuleList and ModuleDict hold layers but have no forward: calling one raises like torch"""
     layers = nn.ModuleList(leaves(nn, 1))
     heads = nn.ModuleDict({"a": tagged(nn)(1)})
-    return {"layers": contents(layers), "heads": contents(heads), "layers(x)": outcome(layers, torch.ones(1)),
-            "heads(x)": outcome(heads, torch.ones(1)), "a new leaf in layers": tagged(nn)(1) in layers,
+    return {"layers": contents(layers), "heads": contents(heads), "layers(x)": attempt(layers, torch.ones(1)),
+            "heads(x)": attempt(heads, torch.ones(1)), "a new leaf in layers": tagged(nn)(1) in layers,
             "layers[0] in layers": layers[0] in layers}
 
 
@@ -276,7 +276,7 @@ def module_dict_construction(nn):
              "ModuleDict()": nn.ModuleDict(), "ModuleDict(None)": nn.ModuleDict(None)}
     first = built["ModuleDict({'b': b, 'a': a})"]
     return {**{call: contents(d) for call, d in built.items()},
-            "heads['a'] is a": outcome(lambda: first["a"] is a), "heads._modules['b'] is b": first._modules.get("b") is b,
+            "heads['a'] is a": attempt(lambda: first["a"] is a), "heads._modules['b'] is b": first._modules.get("b") is b,
             "len(ModuleDict([('a', a), ['b', b]]))": len(built["ModuleDict([('a', a), ['b', b]])"])}
 
 
@@ -307,14 +307,14 @@ def module_dict_bad_input(nn):
     """ModuleDict rejects bad keys, values and pairs with torch's exception types"""
     leaf = tagged(nn)(0)
     heads = nn.ModuleDict({"a": leaf})
-    built = {f"ModuleDict({shown})": outcome(lambda: contents(nn.ModuleDict(spec))) for shown, spec in
+    built = {f"ModuleDict({shown})": attempt(lambda: contents(nn.ModuleDict(spec))) for shown, spec in
              (("3", 3), ("[leaf]", [leaf]), ("[('a',)]", [("a",)]), ("[('a', leaf, leaf)]", [("a", leaf, leaf)]),
               ("{'x': 3}", {"x": 3}), ("{'a.b': leaf}", {"a.b": leaf}), ("{'': leaf}", {"": leaf}),
               ("{'training': leaf}", {"training": leaf}))}
-    used = {"heads[3] = leaf": outcome(heads.__setitem__, 3, leaf), "heads['b'] = 'relu'": outcome(heads.__setitem__, "b", "relu"),
-            "heads['missing']": outcome(heads.__getitem__, "missing"), "del heads['missing']": outcome(heads.__delitem__, "missing"),
-            "heads.pop('missing')": outcome(heads.pop, "missing"), "heads.update(5)": outcome(heads.update, 5),
-            "heads.update([('c', leaf), 7])": outcome(heads.update, [("c", leaf), 7])}
+    used = {"heads[3] = leaf": attempt(heads.__setitem__, 3, leaf), "heads['b'] = 'relu'": attempt(heads.__setitem__, "b", "relu"),
+            "heads['missing']": attempt(heads.__getitem__, "missing"), "del heads['missing']": attempt(heads.__delitem__, "missing"),
+            "heads.pop('missing')": attempt(heads.pop, "missing"), "heads.update(5)": attempt(heads.update, 5),
+            "heads.update([('c', leaf), 7])": attempt(heads.update, [("c", leaf), 7])}
     return {"ModuleDict({'a': leaf})": contents(nn.ModuleDict({"a": leaf})), **built, **used,
             "heads afterwards": contents(heads)}
 
@@ -346,9 +346,9 @@ def random_list_operations(nn, spec):
     bench = Workbench(nn, kind, size)
     history = []
     for operation in operations:
-        result = outcome(bench.apply, *operation)
+        result = attempt(bench.apply, *operation)
         history.append({"operation": operation, "returned": result, "container": contents(bench.container),
-                        "len": outcome(len, bench.container)})
+                        "len": attempt(len, bench.container)})
     return history
 
 
@@ -392,7 +392,7 @@ def sequential_repetition(nn):
     for call, action in (("model * 0", lambda: model * 0), ("model * -1", lambda: model * -1),
                          ("model * 1.5", lambda: model * 1.5), ("1.5 * model", lambda: 1.5 * model),
                          ("model *= 0", lambda: model.__imul__(0)), ("named *= 2", lambda: named.__imul__(2))):
-        observed[call] = outcome(lambda action=action: contents(action()))
+        observed[call] = attempt(lambda action=action: contents(action()))
     return {**observed, "model afterwards": contents(model), "named afterwards": contents(named)}
 
 
@@ -405,12 +405,12 @@ def parameter_list(nn):
     sliced = values[1:]
     return {"the classes of the values": [type(v).__name__ for v in values], "len(values)": len(values),
             "values[0] is p": values[0] is p, "values[-1] is values[3]": values[-1] is values[3],
-            "values[torch.tensor(1)] is values[1]": outcome(lambda: values[torch.tensor(1)] is values[1]),
-            "values[2]": values[2], "values[4]": outcome(lambda: kind(values[4])),
+            "values[torch.tensor(1)] is values[1]": attempt(lambda: values[torch.tensor(1)] is values[1]),
+            "values[2]": values[2], "values[4]": attempt(lambda: kind(values[4])),
             "type(values[1:]).__name__": type(sliced).__name__,
             "values[1:] holds the same values": same(sliced, list(values)[1:]),
             "values.named_parameters()": named_shapes(values.named_parameters()),
-            "values.extend(torch.ones(2))": outcome(values.extend, torch.ones(2)),
+            "values.extend(torch.ones(2))": attempt(values.extend, torch.ones(2)),
             "values.extend([torch.ones(3)]) is values": values.extend([torch.ones(3)]) is values,
             "the classes of the values afterwards": [type(v).__name__ for v in values],
             "repr(values)": repr(values).split("\n")}
@@ -437,7 +437,7 @@ def parameter_dict(nn):
                      "(d | other)['a'] is other['a']": merged["a"] is other["a"], "d is d after d |= other": d is before,
                      "list(d) after d |= other": list(d), "d.fromkeys(['k', 'j'], t)": named_shapes(fresh.items()),
                      "'q' in d, 'x' in d": ["q" in d, "x" in d], "d.get('x', 7)": d.get("x", 7),
-                     "d['missing']": outcome(lambda: kind(d["missing"])), "repr(d)": repr(d).split("\n")})
+                     "d['missing']": attempt(lambda: kind(d["missing"])), "repr(d)": repr(d).split("\n")})
     empty = nn.ParameterDict()  # a refused key is left in torch's key list: nothing is observed after it
-    return {**observed, "empty.popitem()": outcome(empty.popitem), "empty[1]": outcome(lambda: kind(empty[1])),
-            "empty[1] = t": outcome(empty.__setitem__, 1, torch.ones(1))}
+    return {**observed, "empty.popitem()": attempt(empty.popitem), "empty[1]": attempt(lambda: kind(empty[1])),
+            "empty[1] = t": attempt(empty.__setitem__, 1, torch.ones(1))}

@@ -6,7 +6,7 @@ import io
 
 import torch
 
-from modlab.grading import outcome, scenario
+from modlab.grading import attempt, scenario
 from modlab.grading.helpers.ex06_state import (aliases, checkpoint, counter_class, error_text, hooked_tree, items,
                                                mentioned, metadata, migrating_model, net_class, old_checkpoints,
                                                registered, scale_class, versioned_tree)
@@ -162,7 +162,7 @@ def strict_failure_still_copies_what_fits(nn):
     """a failed strict load has copied every key that fits before raising"""
     model = net_class(nn)()
     state = checkpoint(net_class(nn)(), gain=None, extra=torch.ones(1))
-    return {"load_state_dict(strict=True)": outcome(model.load_state_dict, state),
+    return {"load_state_dict(strict=True)": attempt(model.load_state_dict, state),
             "model.state_dict() afterwards": items(model.state_dict(), model)}
 
 
@@ -208,7 +208,7 @@ def keys_without_a_slot_are_unexpected(nn):
     state = checkpoint(model, cache=torch.ones(3), scale=torch.ones(1))
     return {"non-persistent buffers": ["cache"],
             "unexpected_keys": list(model.load_state_dict(state, strict=False).unexpected_keys),
-            "load_state_dict(strict=True)": outcome(model.load_state_dict, state)}
+            "load_state_dict(strict=True)": attempt(model.load_state_dict, state)}
 
 
 @scenario(points=2, misconceptions=LOADING)
@@ -226,9 +226,9 @@ def non_mapping_raises_type_error(nn):
     """load_state_dict() of something that is not a mapping raises TypeError"""
     model = scale_class(nn)()
     pairs = list(model.state_dict().items())
-    return {"load_state_dict(a list of pairs)": outcome(model.load_state_dict, pairs),
-            "load_state_dict(None)": outcome(model.load_state_dict, None),
-            "load_state_dict(a dict)": outcome(model.load_state_dict, dict(pairs))}
+    return {"load_state_dict(a list of pairs)": attempt(model.load_state_dict, pairs),
+            "load_state_dict(None)": attempt(model.load_state_dict, None),
+            "load_state_dict(a dict)": attempt(model.load_state_dict, dict(pairs))}
 
 
 @scenario(points=3, public=True, misconceptions=[*SAVING, *LOADING])
@@ -279,7 +279,7 @@ def random_trees_non_strict_keys(nn, spec):
     result = model.load_state_dict(state, strict=False)
     return {"aliases": aliases(model), "missing_keys": list(result.missing_keys),
             "unexpected_keys": list(result.unexpected_keys), "model.state_dict()": items(model.state_dict(), model),
-            "load_state_dict(strict=True)": outcome(model.load_state_dict, state)}
+            "load_state_dict(strict=True)": attempt(model.load_state_dict, state)}
 
 
 # Checkpoint versions, torch's _load_from_state_dict, and the rest of torch's loading.
@@ -303,7 +303,7 @@ def torch_style_override_migrates(nn):
         model, seen = migrating_model(nn)
         old = model.state_dict() if old is None else old
         keys_before = list(old)
-        returned = outcome(lambda: tuple(model.load_state_dict(old)))
+        returned = attempt(lambda: tuple(model.load_state_dict(old)))
         observed[label] = {"load_state_dict returns": returned,
                            "[prefix, version] each override saw": [[prefix, version] for prefix, version, _ in seen],
                            "the weights": [model.body.weight, model.body.inner.weight, model.head.weight],
@@ -331,7 +331,7 @@ def scalar_checkpoint(nn):
     model.register_buffer("count", torch.zeros((), dtype=torch.long))
     loaded = model.load_state_dict({"scale": torch.full((1,), 2.5), "count": torch.full((1,), 7)})
     return {"load_state_dict(shape-[1] values)": tuple(loaded), "model.scale": model.scale, "model.count": model.count,
-            "load_state_dict(a shape-[1, 1] value)": outcome(model.load_state_dict, {"scale": torch.ones(1, 1),
+            "load_state_dict(a shape-[1, 1] value)": attempt(model.load_state_dict, {"scale": torch.ones(1, 1),
                                                                                        "count": torch.ones(())}),
             "model.scale afterwards": model.scale}
 
@@ -361,14 +361,14 @@ def extra_state(nn):
     fresh.counter = Counter()
     fresh.counter.inner = Counter()
     fresh.plain = nn.Module()
-    result = outcome(lambda: tuple(fresh.load_state_dict(state)))
+    result = attempt(lambda: tuple(fresh.load_state_dict(state)))
     without = {key: value for key, value in state.items() if not key.endswith("_extra_state")}
     return {"model.state_dict()": {key: value for key, value in state.items()},
             "fresh.load_state_dict(state) returns": result, "fresh.counter.calls": fresh.counter.calls,
             "load_state_dict(state without the extra state, strict=False)":
-                outcome(lambda: tuple(fresh.load_state_dict(without, strict=False))),
+                attempt(lambda: tuple(fresh.load_state_dict(without, strict=False))),
             "plain.load_state_dict({'_extra_state': 1}, strict=False)":
-                outcome(lambda: tuple(nn.Module().load_state_dict({"_extra_state": 1}, strict=False)))}
+                attempt(lambda: tuple(nn.Module().load_state_dict({"_extra_state": 1}, strict=False)))}
 
 
 @scenario(public=True, points=2, misconceptions=["assign-copies"])
@@ -396,5 +396,5 @@ def state_hooks_order(nn):
     log.append("| load_state_dict")
     state = model.state_dict()
     state["extra"] = torch.ones(1)
-    result = outcome(lambda: tuple(model.load_state_dict(state)))
+    result = attempt(lambda: tuple(model.load_state_dict(state)))
     return {"state_dict() keys": keys, "load_state_dict (a post-hook drops 'extra')": result, "hook log": log}

@@ -4,7 +4,7 @@ move to "cpu" changes nothing, so those cases still grade what the CPU can
 show: dtypes, identities, gradients, integer buffers and unregistered layers."""
 import torch
 
-from modlab.grading import outcome, scenario
+from modlab.grading import attempt, scenario
 from modlab.grading.helpers.ex07_migration import (affine_class, dtypes, net_class, parameters, registered,
                                                    same_objects, tensors, trained)
 from modlab.grading.trees import build_tree, module_trees
@@ -82,10 +82,10 @@ def buffers_are_replaced(nn, device):
 def to_with_an_integer_dtype_raises(nn, device):
     """to(torch.int64) and friends raise TypeError and leave the model as it was"""
     model = affine_class(nn)()
-    return {"model.to(torch.int64)": outcome(model.to, torch.int64),
-            "model.to(device, torch.int32)": outcome(model.to, device, torch.int32),
-            "model.to(dtype=torch.bool)": outcome(model.to, dtype=torch.bool),
-            "model.to(a long tensor)": outcome(model.to, torch.ones(1, dtype=torch.long)),
+    return {"model.to(torch.int64)": attempt(model.to, torch.int64),
+            "model.to(device, torch.int32)": attempt(model.to, device, torch.int32),
+            "model.to(dtype=torch.bool)": attempt(model.to, dtype=torch.bool),
+            "model.to(a long tensor)": attempt(model.to, torch.ones(1, dtype=torch.long)),
             "registered tensors": tensors(model)}
 
 
@@ -137,7 +137,7 @@ def type_casts_every_tensor(nn, device):
     returned = model.type(torch.float64)
     cast = tensors(model)
     return {"model.type(torch.float64) is model": returned is model, "registered tensors after .type(torch.float64)": cast,
-            "model.type(torch.int32)": outcome(model.type, torch.int32), "registered tensors at the end": tensors(model)}
+            "model.type(torch.int32)": attempt(model.type, torch.int32), "registered tensors at the end": tensors(model)}
 
 
 @scenario(points=3, public=True, devices=True, misconceptions=CONVERTING)
@@ -192,7 +192,7 @@ def plain_list_layers_stay_behind(nn, device):
     broken = Stack([Affine(), Affine()]).to(device, torch.float64)
     fixed = Stack(nn.ModuleList([Affine(), Affine()])).to(device, torch.float64)
     x = torch.ones(2, 3, dtype=torch.float64, device=device)
-    failure = outcome(broken, x)
+    failure = attempt(broken, x)
     return {"broken.head.weight": {"dtype": broken.head.weight.dtype, "device": broken.head.weight.device.type},
             "unregistered: broken.hidden[i].weight": [{"dtype": layer.weight.dtype, "device": layer.weight.device.type}
                                                       for layer in broken.hidden],

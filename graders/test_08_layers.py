@@ -15,7 +15,7 @@ import torch
 import torch._dynamo  # noqa: F401
 from hypothesis import strategies as st
 
-from modlab.grading import Tolerance, outcome, scenario
+from modlab.grading import Tolerance, attempt, scenario
 from modlab.grading.helpers.ex08_layers import build, grads, old_batchnorm_checkpoint, printed, state, tensor_registers
 
 # The tolerance for computed floats. A correct forward pass written with other
@@ -168,7 +168,7 @@ def batchnorm_eval_uses_running_stats(nn):
         bn(torch.randn(6, 3) * 2 + 1)
     bn.eval()
     before = {name: t.clone() for name, t in state(bn).items()}
-    outs = {"bn(x) in eval": outcome(bn, torch.randn(5, 3)), "bn(a batch of one) in eval": outcome(bn, torch.randn(1, 3))}
+    outs = {"bn(x) in eval": attempt(bn, torch.randn(5, 3)), "bn(a batch of one) in eval": attempt(bn, torch.randn(1, 3))}
     unchanged = {name: torch.equal(before[name], t) for name, t in state(bn).items()}
     return {"buffers before eval": before, **outs, "buffers unchanged in eval": unchanged}
 
@@ -201,8 +201,8 @@ def batchnorm_gradients(nn):
 def batchnorm_rejects_bad_inputs(nn):
     """BatchNorm1d raises ValueError for a 1D or 4D input, and for one value per feature in training"""
     bn = nn.BatchNorm1d(3)
-    return {"bn(a 1D input)": outcome(bn, torch.randn(3)), "bn(a 4D input)": outcome(bn, torch.randn(2, 3, 2, 2)),
-            "bn(a batch of one)": outcome(bn, torch.randn(1, 3)), "bn(one value per feature, 3D)": outcome(bn, torch.randn(1, 3, 1))}
+    return {"bn(a 1D input)": attempt(bn, torch.randn(3)), "bn(a 4D input)": attempt(bn, torch.randn(2, 3, 2, 2)),
+            "bn(a batch of one)": attempt(bn, torch.randn(1, 3)), "bn(one value per feature, 3D)": attempt(bn, torch.randn(1, 3, 1))}
 
 
 # A BatchNorm1d setting and a run through it: features, momentum, affine,
@@ -250,7 +250,7 @@ def mse_loss_setting_and_errors(nn):
     loss = nn.MSELoss()
     return {"loss.reduction": loss.reduction, "list(loss.parameters())": list(loss.parameters()),
             "loss(ones, ones)": loss(torch.ones(2), torch.ones(2)),
-            "MSELoss(reduction='average')(...)": outcome(lambda: nn.MSELoss(reduction="average")(torch.ones(2), torch.zeros(2)))}
+            "MSELoss(reduction='average')(...)": attempt(lambda: nn.MSELoss(reduction="average")(torch.ones(2), torch.zeros(2)))}
 
 
 # ---------------------------------------------------------------- print(model)
@@ -364,7 +364,7 @@ def batchnorm_resets(nn):
     untracked = nn.BatchNorm1d(2, track_running_stats=False, affine=False)
     return {**observed, "the same tensors throughout": {name: getattr(bn, name) is t for name, t in held.items()},
             "BatchNorm1d(2, track_running_stats=False, affine=False).reset_parameters()":
-                outcome(lambda: [untracked.reset_parameters(), state(untracked)])}
+                attempt(lambda: [untracked.reset_parameters(), state(untracked)])}
 
 
 @scenario(points=1, tolerance=CLOSE)
@@ -374,10 +374,10 @@ def batchnorm_empty_batch(nn):
     bn(torch.randn(6, 3))
     seen = {}
     for call, x in (("bn(an empty 2D batch)", torch.randn(0, 3)), ("bn(an empty 3D batch)", torch.randn(0, 3, 4))):
-        out = outcome(bn, x)
+        out = attempt(bn, x)
         seen[call] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out, "buffers": state(bn)}
     bn.eval()
-    out = outcome(bn, torch.randn(0, 3))
+    out = attempt(bn, torch.randn(0, 3))
     seen["bn(an empty batch) in eval"] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out,
                                           "buffers": state(bn)}
     return seen
@@ -394,7 +394,7 @@ def batchnorm_old_checkpoint(nn):
         fresh = nn.BatchNorm1d(3)
         fresh.num_batches_tracked.fill_(4)
         old = old_batchnorm_checkpoint(trained, version)
-        observed[label] = {"load_state_dict(strict=True)": outcome(lambda: tuple(fresh.load_state_dict(old))),
+        observed[label] = {"load_state_dict(strict=True)": attempt(lambda: tuple(fresh.load_state_dict(old))),
                            "buffers": state(fresh), "the checkpoint's keys afterwards": list(old)}
     fresh = nn.BatchNorm1d(3)
     observed["a version-2 checkpoint, strict=False"] = tuple(fresh.load_state_dict(old_batchnorm_checkpoint(trained, 2),

@@ -91,10 +91,10 @@ BREAKAGES = [
              'TENSOR_FIELDS = ("class", "dtype", "shape", "device")',
              "a parameter that stopped asking for gradients passes as a trainable one",
              (CONTRACT,)),
-    Breakage("replay-counts-only-mismatches", "modlab/engine.py",
-             "                    if problem is not None:\n                        return index, outcome(problem)",
-             "                    if problem is not None and problem.reason == \"mismatch\":\n"
-             "                        return index, outcome(problem)",
+    Breakage("replay-counts-only-mismatches", "modlab/engine/search.py",
+             "                if problem is not None:\n                    return index, search_outcome(problem)",
+             "                if problem is not None and problem.reason == \"mismatch\":\n"
+             "                    return index, search_outcome(problem)",
              "after the batch's warm-up, a submission raising in a replayed search scores more than a fresh grade gives it",
              (f"{GUARDS}::test_a_batch_grade_equals_a_fresh_grade_when_the_submission_raises_in_a_replayed_search",)),
     Breakage("tamper-report-ignored", "modlab/isolation/process.py",
@@ -102,7 +102,7 @@ BREAKAGES = [
              "",
              "a walk that calls torch.nn.Module's own methods through getattr scores as if it were written",
              (f"{GUARDS}::test_a_walk_that_reaches_torch_nn_unseen_at_load_time_earns_no_more_than_the_stub",)),
-    Breakage("worker-keeps-descriptors", "modlab/isolation/keeper.py",
+    Breakage("worker-keeps-descriptors", "modlab/isolation/zygote.py",
              "            quiet_descriptors(data_fd)\n", "",
              "a submission prints fake results into the grading process's log and holds the zygote's sockets",
              (f"{GUARDS}::test_a_worker_inherits_no_descriptor_of_the_grading_side",)),

@@ -54,7 +54,7 @@ class Group:
 FORMATS = ("tests/test_formats_outcomes.py", "tests/test_feedback_formats.py")
 GROUPS = {
     "records": Group(("modlab/records.py",), FORMATS + ("tests/test_merge_refusals.py",)),
-    "scoring": Group(("modlab/engine.py",), ("tests/test_scoring.py",), ("modlab.engine.x__scored__mutmut_*",)),
+    "scoring": Group(("modlab/engine/scoring.py",), ("tests/test_scoring.py",)),
     "formats": Group(tuple(f"modlab/formats/{name}.py" for name in
                            ("csv", "feedback", "gradescope", "jsonfile", "junit", "markdown", "outputs", "table")),
                      FORMATS + ("tests/test_merge_refusals.py",)),

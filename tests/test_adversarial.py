@@ -22,7 +22,7 @@ from modlab.engine import GradeOptions, grade_exercise
 from modlab.formats.feedback import feedback_line
 from modlab.isolation.sandbox.landlock import landlock_abi
 from modlab.isolation.sandbox.user import WORKER_UIDS
-from modlab.isolation.zygote import zygote
+from modlab.isolation.launcher import zygote
 from modlab.records import FAILED
 
 from conftest import ROOT

@@ -17,7 +17,7 @@ from modlab.batch.pool import grade_in_processes
 from modlab.batch.store import ResultStore
 from modlab.cli import main
 from modlab.commands.grade_class import student_note
-from modlab.engine import GradeOptions
+from modlab.engine import GradeOptions, Memory, grade_exercise
 from modlab.formats.feedback import feedback_line
 from modlab.formats.terminal import Progress
 from modlab.instructor.variants import load_variants, variant_package
@@ -188,24 +188,21 @@ class RecordsASearchEach(Batch):
     notes: Path
 
     def grade(self, submission):
-        from modlab import engine as runner
         from modlab.batch.store import Record
         from modlab.records import SubmissionResult
 
-        (self.notes / submission.student).write_text(" ".join(sorted(key for key, _ in runner._failing_searches)))
+        known = sorted(key for key, _ in self.memory.failing_searches)
+        (self.notes / submission.student).write_text(" ".join(known))
         time.sleep(0.5)
-        runner.remember_failing((submission.student, None), [])
+        self.memory.remember_failing((submission.student, None), [])
         return Record(SubmissionResult(submission.student), self.key, "", "")
 
 
-def test_grading_processes_pass_on_the_failing_searches_they_record(course, tmp_path, monkeypatch):
+def test_grading_processes_pass_on_the_failing_searches_they_record(course, tmp_path):
     """What one grading process learns from a failing search, the others follow too."""
-    from modlab import engine as runner
     from modlab.batch.layout import Submission
 
-    monkeypatch.setattr(runner, "_failing_searches", {})
-    monkeypatch.setattr(runner, "_recorded", [])
-    batch = RecordsASearchEach(course, [course.exercise("01")], GradeOptions(device="cpu"))
+    batch = RecordsASearchEach(course, [course.exercise("01")], GradeOptions(device="cpu"), Memory())
     batch.notes = tmp_path
     students = [Submission(f"s{index}", ()) for index in range(1, 7)]
     store = ResultStore(tmp_path / "results")
@@ -350,11 +347,9 @@ def test_progress_says_it_warms_up_and_counts_the_students_time_from_its_end(tty
 
 
 @pytest.mark.parametrize("variant_name", ["replacing_moves_to_the_end", None])
-def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, monkeypatch, variant_name):
+def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, variant_name):
     """After the reference passed, Hypothesis searches replay its specs instead of drawing
     them again; a submission failing one of them gets the same verdict and smallest case."""
-    from modlab import engine as runner
-
     exercise = course.exercise("02")
     if variant_name:
         [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == variant_name]
@@ -362,36 +357,34 @@ def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, mon
     else:
         package = ROOT / "exercises" / course.package  # the stubs: a search stops at once
 
+    memory = Memory()
+
     def verdicts():
-        result = runner.grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
+        result = grade_exercise(course, exercise, package, GradeOptions(device="cpu"), memory)
         return [(t.name, t.outcome, t.reason, feedback_line(t), t.score) for t in result.tests]
 
-    monkeypatch.setattr(runner, "_passing_specs", {})
     fresh = verdicts()
-    runner.grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"))
-    assert runner._passing_specs, "the reference's searches were not remembered"
+    grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"), memory)
+    assert memory.passing_specs, "the reference's searches were not remembered"
     assert verdicts() == fresh
     assert any(outcome == "failed" for _, outcome, *_ in fresh)
 
 
 @pytest.fixture
 def searches_counted(monkeypatch):
-    """The engine's memory of searches emptied, and a count of the Hypothesis searches it runs."""
-    from modlab import engine as runner
+    """A count of the Hypothesis searches the engine runs."""
+    from modlab.engine import search
 
-    monkeypatch.setattr(runner, "_passing_specs", {})
-    monkeypatch.setattr(runner, "_failing_searches", {})
-    monkeypatch.setattr(runner, "_recorded", [])
     searches = []
 
     def given(**strategies):
         def counted(test):
-            searched = runner_given(**strategies)(test)
+            searched = hypothesis_given(**strategies)(test)
             return lambda: searches.append(test.__name__) or searched()
         return counted
 
-    runner_given = runner.given
-    monkeypatch.setattr(runner, "given", given)
+    hypothesis_given = search.given
+    monkeypatch.setattr(search, "given", given)
     return searches
 
 
@@ -400,27 +393,26 @@ def test_a_followed_search_gives_the_verdicts_of_a_fresh_one(course, tmp_path, s
     """A submission failing a replayed search where another failed before is led through
     that search's recorded specs: with every outcome alike it gets the recorded search's
     smallest case without searching; at the first outcome that differs, it is searched afresh."""
-    from modlab import engine as runner
-
     exercise = course.exercise("03")
     [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "tied_weights_counted_twice"]
     package = variant_package(course, variant, tmp_path)
+    memory = Memory()
 
     def verdicts():
-        result = runner.grade_exercise(course, exercise, package, GradeOptions(device="cpu"))
+        result = grade_exercise(course, exercise, package, GradeOptions(device="cpu"), memory)
         return [(t.name, t.outcome, t.reason, feedback_line(t), t.score) for t in result.tests]
 
-    runner.grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"))
+    grade_exercise(course, exercise, course.solutions, GradeOptions(device="cpu"), memory)
     searches_counted.clear()
     fresh = verdicts()
-    assert runner._failing_searches and len(searches_counted) == len(runner._failing_searches)
+    assert memory.failing_searches and len(searches_counted) == len(memory.failing_searches)
     assert any(outcome == "failed" and "Smallest failing case" in feedback for _, outcome, _, feedback, _ in fresh)
     if not answers_alike:  # as if an earlier submission had passed where this one fails
-        for calls in runner._failing_searches.values():
+        for calls in memory.failing_searches.values():
             calls[-1] = (calls[-1][0], None)
     searches_counted.clear()
     assert verdicts() == fresh
-    assert len(searches_counted) == (0 if answers_alike else len(runner._failing_searches))
+    assert len(searches_counted) == (0 if answers_alike else len(memory.failing_searches))
 
 
 def course_with_a_wrong_reference(course, tmp_path):
@@ -453,23 +445,20 @@ def _searches_of(course, exercise) -> set:
 def test_a_shared_warm_up_leaves_the_parent_knowing_both_halves(course, monkeypatch, helper_dies):
     """With two jobs a helper warms every other exercise; the parent learns its answers and
     specs (or, if it dies, warms them itself), so grading processes forked next know them all."""
-    from modlab import engine as runner
     from modlab.batch import pool
 
-    monkeypatch.setattr(runner, "_passing_specs", {})
-    monkeypatch.setattr(runner, "_oracles", {})
     if helper_dies:
         monkeypatch.setattr(pool, "_warm_helper", lambda *args: os._exit(3))
     exercises = [course.exercise("02"), course.exercise("03")]
-    batch = Batch(course, exercises, GradeOptions(device="cpu"))
+    batch = Batch(course, exercises, GradeOptions(device="cpu"), Memory())
     warmed_here = []
     warm = batch.warm
     monkeypatch.setattr(batch, "warm", lambda chosen=None: warmed_here.append([e.id for e in chosen]) or warm(chosen))
     assert pool.warm(batch, jobs=2) == []
     assert warmed_here == ([["02"], ["03"]] if helper_dies else [["02"]])
     for exercise in exercises:
-        assert _searches_of(course, exercise) <= set(runner._passing_specs), exercise.id
-    [oracle] = runner._oracles.values()
+        assert _searches_of(course, exercise) <= set(batch.memory.passing_specs), exercise.id
+    [oracle] = batch.memory.oracles.values()
     asked = {json.loads(key)["scenario"] for key in oracle.cache}
     assert {key for e in exercises for key, _ in _searches_of(course, e)} <= asked
     oracle.worker.close()

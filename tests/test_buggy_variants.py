@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from modlab.engine import GradeOptions, grade_exercise, oracle_for
+from modlab.engine import GradeOptions, grade_exercise, process_memory
 from modlab.formats.feedback import feedback_line
 from modlab.grading.misconceptions import CATALOG
 from modlab.instructor.variants import Variant, load_variants, variant_package
@@ -26,7 +26,7 @@ def graded(course, tmp_path_factory):
 
     def grade(variant: Variant):
         if variant.name not in results:
-            if variant.cuda and not oracle_for(course).cuda:
+            if variant.cuda and not process_memory().oracle(course).cuda:
                 pytest.skip("CUDA not available")  # without CUDA every CUDA case fails, bug or not
             folder = tmp_path_factory.mktemp(variant.name)
             device = "cuda" if variant.cuda else "cpu"

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from modlab.grading.compare import FIELD, Difference, Tolerance, compare
-from modlab.grading.observe import RAISED, TENSOR, Raised, encode
+from modlab.grading.observe import EXCEPTION, Raised, TENSOR, encode
 
 
 def observed(value):
@@ -142,5 +142,5 @@ def test_an_observation_that_is_the_same_has_no_difference():
 
 
 def test_a_raised_record_is_compared_as_an_exception():
-    expected, actual = {RAISED: {"type": "KeyError", "message": ""}}, {RAISED: {"type": "KeyError", "message": "x"}}
+    expected, actual = {EXCEPTION: {"type": "KeyError", "message": ""}}, {EXCEPTION: {"type": "KeyError", "message": "x"}}
     assert compare(expected, actual) is None

@@ -8,7 +8,7 @@ import pytest
 
 from modlab.cli import main
 from modlab.course import load_course
-from modlab.engine import GradeOptions, grade_exercise, oracle_for
+from modlab.engine import GradeOptions, grade_exercise, process_memory
 from modlab.formats.feedback import feedback_line
 from modlab.records import FAILED, PASSED, SKIPPED
 
@@ -51,7 +51,7 @@ def tiny_course(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cuda_here(tiny_course):
-    return oracle_for(tiny_course).cuda
+    return process_memory().oracle(tiny_course).cuda
 
 
 def outcomes(course, device):

@@ -1,6 +1,6 @@
 """An exercise's score: its points times the weighted share of its counted tests passed.
 
-The engine's scoring (``modlab.engine._scored``) is called here on tests whose
+The engine's scoring (``modlab.engine.scoring.scored``) is called here on tests whose
 outcomes are set by hand, with uneven weights and points that do not divide
 evenly, and every expected figure is worked out by hand.
 """
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from modlab.engine import _scored
+from modlab.engine.scoring import scored
 from modlab.records import FAILED, PASSED, SKIPPED
 from modlab.records import TestResult as Test
 
@@ -20,7 +20,7 @@ def case(points: float):
 def graded(points: float, weights_and_outcomes: list[tuple[float, str]], error: str = ""):
     cases = [case(weight) for weight, _ in weights_and_outcomes]
     tests = [Test(f"t{i}", outcome, 0.0, 0.0) for i, (_, outcome) in enumerate(weights_and_outcomes)]
-    return _scored(SimpleNamespace(id="03", points=points), cases, tests, started=0.0, error=error)
+    return scored(SimpleNamespace(id="03", points=points), cases, tests, started=0.0, error=error)
 
 
 def test_each_test_is_worth_its_weight_of_the_points():
@@ -52,7 +52,7 @@ def test_skipped_tests_leave_the_maximum_whole_and_an_error_is_kept():
 
 
 def test_the_time_taken_is_measured_from_the_start(monkeypatch):
-    import modlab.engine as engine
-    monkeypatch.setattr(engine.time, "monotonic", lambda: 12.5)
-    result = _scored(SimpleNamespace(id="01", points=1), [case(1)], [Test("t", PASSED, 0, 0)], started=10.0)
+    from modlab.engine import scoring
+    monkeypatch.setattr(scoring.time, "monotonic", lambda: 12.5)
+    result = scored(SimpleNamespace(id="01", points=1), [case(1)], [Test("t", PASSED, 0, 0)], started=10.0)
     assert result.seconds == 2.5 and result.error == ""  # no error unless one is given

@@ -7,7 +7,7 @@ import pytest
 
 from modlab.engine import GRAFT, package_sources
 from modlab.isolation.process import WorkerProcess
-from modlab.isolation.zygote import start_method
+from modlab.isolation.launcher import start_method
 
 # Its import calls torch.nn.Module's methods in the zygote, which preloads it.
 GRADER = '''

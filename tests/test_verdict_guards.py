@@ -25,7 +25,7 @@ from modlab.batch.grading import Batch, pending
 from modlab.batch.layout import find_submissions
 from modlab.batch.store import ResultStore
 from modlab.course import load_course
-from modlab.engine import GradeOptions, grade_exercise
+from modlab.engine import GradeOptions, Memory, grade_exercise
 from modlab.formats.feedback import failure_text, feedback_line
 from modlab.instructor.ci.fetch import fetch_class, parse_deadline
 from modlab.instructor.ci.roster import load_roster
@@ -77,23 +77,19 @@ RAISES_ON_SHARED = ("        if self in memo:\n            return\n",
                     "        if self in memo:\n            raise RuntimeError('met a module twice')\n")
 
 
-def test_a_batch_grade_equals_a_fresh_grade_when_the_submission_raises_in_a_replayed_search(
-        course, tmp_path, monkeypatch):
+def test_a_batch_grade_equals_a_fresh_grade_when_the_submission_raises_in_a_replayed_search(course, tmp_path):
     """A batch grades the reference first, so its searches replay the reference's specs;
     a submission that raises on one of them must be graded as a fresh search grades it."""
-    from modlab import engine
-
     package = edited(course, tmp_path, "walk.py", *RAISES_ON_SHARED)
     exercise = course.exercise("03")
+    memory = Memory()
 
     def verdicts():
-        result = grade_exercise(course, exercise, package, CPU)
+        result = grade_exercise(course, exercise, package, CPU, memory)
         return result.score, [(t.name, t.outcome, t.reason, failure_text(t)) for t in result.tests]
 
-    monkeypatch.setattr(engine, "_passing_specs", {})
-    monkeypatch.setattr(engine, "_failing_searches", {})
     fresh = verdicts()
-    grade_exercise(course, exercise, course.solutions, CPU)  # the batch's warm-up
+    grade_exercise(course, exercise, course.solutions, CPU, memory)  # the batch's warm-up
     assert verdicts() == fresh
     assert any(reason == "raised" and "random_trees" in name for name, _, reason, _ in fresh[1])
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from modlab.isolation.zygote import Zygote
+from modlab.isolation.launcher import Zygote
 
 THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from modlab.course import Course, Exercise
-from modlab.engine import GRAFT, GradeOptions, grade_exercise, grade_in_turn
+from modlab.engine import GRAFT, GradeOptions, Memory, grade_exercise, grade_in_turn, process_memory
 from modlab.fingerprint import fingerprint
 from modlab.grading.loader import load_scenarios
 from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
@@ -27,8 +27,11 @@ class Batch:
     with torch and the graders already loaded.
     """
 
-    def __init__(self, course: Course, exercises: list[Exercise], options: GradeOptions = GradeOptions()):
+    def __init__(self, course: Course, exercises: list[Exercise], options: GradeOptions = GradeOptions(),
+                 memory: Memory | None = None):
         self.course, self.exercises, self.options = course, list(exercises), options
+        # What its grading learns (default: this process's): forked grading processes start with it.
+        self.memory = memory or process_memory()
         for exercise in self.exercises:
             load_scenarios(course, exercise, options.public_only)
         self.key = fingerprint(course, options.key(), self.exercises)  # what its grades depend on
@@ -52,7 +55,7 @@ class Batch:
         doubts = []
         for exercise in self.exercises if exercises is None else exercises:
             try:
-                graded = grade_exercise(self.course, exercise, self.course.solutions, self.options)
+                graded = grade_exercise(self.course, exercise, self.course.solutions, self.options, self.memory)
             except Exception as error:  # every submission's record will say so too
                 doubts.append(f"exercise {exercise.id}: {type(error).__name__}: {error}")
                 continue
@@ -78,7 +81,7 @@ class Batch:
         def folder_of(exercise: Exercise):
             return submission.folder(exercise.id)
 
-        for exercise, graded in grade_in_turn(self.course, self.exercises, folder_of, self.options):
+        for exercise, graded in grade_in_turn(self.course, self.exercises, folder_of, self.options, self.memory):
             if isinstance(graded, Exception):  # a grader or engine bug: record it, never a silent zero
                 failures.append(f"exercise {exercise.id}: {type(graded).__name__}: {graded}")
                 graded = self._ungraded(exercise, failures[-1])

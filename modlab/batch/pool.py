@@ -7,7 +7,7 @@ submission itself. With more, it hands out submissions one at a time to
 grading processes forked from it, which inherit torch, the graders and what
 the warm-up learnt, and it grades nothing itself. With each submission it
 hands over the failing searches the other processes recorded since (see
-``modlab.engine``): a bug met once is followed, not searched, in every
+``modlab.engine.memory``): a bug met once is followed, not searched, in every
 process. Either way each exercise of each submission gets a fresh worker
 process of its own: isolation is as strong as for one submission, and no
 process pays for importing torch again. Nothing on the trusted side touches
@@ -28,8 +28,7 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Callable
 
-from modlab.engine import failed_since, learn, learnt, oracles_after_fork
-from modlab.isolation.zygote import adopt, start_method, zygote
+from modlab.isolation.launcher import adopt, start_method, zygote
 
 from .grading import Batch
 from .layout import Submission
@@ -84,7 +83,7 @@ def warm(batch: Batch, jobs: int) -> list[str]:
     doubts = batch.warm(ours)
     try:
         their_doubts, known = connection.recv()
-        learn(known)
+        batch.memory.learn(known)
     except (EOFError, OSError):
         their_doubts = batch.warm(theirs)
     helper.join()
@@ -94,8 +93,8 @@ def warm(batch: Batch, jobs: int) -> list[str]:
 
 def _warm_helper(connection, batch: Batch, exercises: list, shared_zygote) -> None:
     adopt(shared_zygote)
-    oracles_after_fork()
-    connection.send((batch.warm(exercises), learnt()))
+    batch.memory.after_fork()
+    connection.send((batch.warm(exercises), batch.memory.learnt()))
 
 
 def grade_in_processes(batch: Batch, submissions: list[Submission], store: ResultStore, jobs: int,
@@ -201,8 +200,8 @@ def serve(connection, batch: Batch, store: ResultStore, shared_zygote=None) -> N
         os.setpgrp()
     if shared_zygote is not None:
         adopt(shared_zygote)
-    oracles_after_fork()
-    parent, passed_on = os.getppid(), failed_since(0)[0]  # failing searches recorded and reported so far
+    batch.memory.after_fork()
+    parent, passed_on = os.getppid(), batch.memory.failed_since(0)[0]  # failing searches recorded and reported so far
     while True:
         # Not EOF: forked siblings hold copies of the parent's end of this pipe, so EOF never comes.
         while not connection.poll(PARENT_CHECK_S):
@@ -215,10 +214,10 @@ def serve(connection, batch: Batch, store: ResultStore, shared_zygote=None) -> N
         if handed is None:
             return
         submission, failed_elsewhere = handed
-        learn({"failed": failed_elsewhere})
+        batch.memory.learn({"failed": failed_elsewhere})
         record = batch.grade(submission)
         store.save(record)
-        passed_on, failed_here = failed_since(passed_on)
+        passed_on, failed_here = batch.memory.failed_since(passed_on)
         try:
             connection.send((record.to_json(), failed_here))
         except OSError:  # the parent is gone; the record is saved, the next run skips it

@@ -49,7 +49,7 @@ from modlab.course import Course
 from modlab.fingerprint import fingerprint
 from modlab.isolation.frames import ProtocolError, receive_frame, send_frame
 from modlab.isolation.sandbox.libc import libc
-from modlab.isolation.zygote import start_method
+from modlab.isolation.launcher import start_method
 
 IDLE_S = 600.0  # a server with no check for this long ends
 START_TIMEOUT_S = 60.0  # the server binds its socket before it loads anything
@@ -237,7 +237,7 @@ def serve(address: str) -> None:
 
 def _load() -> None:
     """Load what every check needs while the workers' zygote starts, and wait for both."""
-    from modlab.isolation.zygote import start_soon, zygote
+    from modlab.isolation.launcher import start_soon, zygote
 
     start_soon()
     from modlab.commands import program  # noqa: F401  (what the child runs)
@@ -307,7 +307,7 @@ class Server:
     def _run(self, request: dict, fds: list[int], connection: socket.socket) -> dict:
         """The reply: the check's exit status, or why this server cannot run it."""
         from modlab.grading.loader import import_grader
-        from modlab.isolation.zygote import ZygoteFailed, zygote
+        from modlab.isolation.launcher import ZygoteFailed, zygote
 
         with self.fork_lock:
             try:
@@ -391,7 +391,7 @@ def _child(request: dict, fds: list[int], shared: socket.socket, listener: socke
         os.environ.update(request["env"])
         from modlab import kit
         from modlab.commands import program
-        from modlab.isolation.zygote import adopt
+        from modlab.isolation.launcher import adopt
 
         adopt(shared)
         serving = True

@@ -16,7 +16,7 @@ from .options import cuda_status
 
 def run_class(args, course: Course) -> int:
     from modlab.batch.layout import class_root
-    from modlab.isolation.zygote import start_soon
+    from modlab.isolation.launcher import start_soon
 
     if args.gradescope:
         raise UsageError("--gradescope describes one submission; grade a class with --out (and --json)")

@@ -13,13 +13,13 @@ the graded package as ``nn``; comparison and detection run only in the grading
 process. Grader files import what they need from here (a public API: keep it
 stable)::
 
-    from modlab.grading import outcome, scenario
+    from modlab.grading import attempt, scenario
     from modlab.grading.probes import registers
 
 May import: :mod:`modlab.course`. Never isolation, the engine or anything above them.
 """
 from .compare import Tolerance
-from .observe import outcome
+from .observe import attempt
 from .scenario import scenario
 
-__all__ = ["Tolerance", "outcome", "scenario"]
+__all__ = ["Tolerance", "attempt", "scenario"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .observe import DICT, FLOAT, OBJECT, RAISED, TENSOR, TUPLE, decode_tensor
+from .observe import DICT, EXCEPTION, FLOAT, OBJECT, TENSOR, TUPLE, decode_tensor
 
 TENSOR_FIELDS = ("class", "dtype", "shape", "device", "requires_grad")
 KEY, NAME, INDEX, FIELD = "key", "name", "index", "field"
@@ -75,10 +75,6 @@ class Difference:
         """The path in the observation's names: ``parameters · 'decoder.weight' · dtype``."""
         return " · ".join(str(step) for step in self.path)
 
-    def passes(self, kind: str, value) -> bool:
-        """Whether the path goes through this step (``passes(KEY, "buffers")``)."""
-        return Step(kind, value) in self.path
-
     @property
     def names(self) -> tuple[str, ...]:
         """The dict keys and pair names along the path, outermost first."""
@@ -92,8 +88,8 @@ def compare(expected, actual, tolerance: Tolerance | None = None, path: tuple[St
     tag = _tag(expected)
     if tag == TENSOR:
         return _compare_tensors(expected[TENSOR], actual[TENSOR], tolerance, path)
-    if tag == RAISED:
-        same = expected[RAISED]["type"] == actual[RAISED]["type"]
+    if tag == EXCEPTION:
+        same = expected[EXCEPTION]["type"] == actual[EXCEPTION]["type"]
         return None if same else Difference(path, expected, actual)
     if tag == DICT:
         return _compare_named(expected[DICT], actual[DICT], tolerance, path, KEY)
@@ -170,7 +166,7 @@ _FLOATING = {"float16", "bfloat16", "float32", "float64"}
 
 def _tag(value) -> str:
     if isinstance(value, dict):
-        for tag in (TENSOR, RAISED, TUPLE, DICT, OBJECT, FLOAT):
+        for tag in (TENSOR, EXCEPTION, TUPLE, DICT, OBJECT, FLOAT):
             if tag in value:
                 return tag
         return "malformed"
@@ -218,8 +214,8 @@ def _show(value) -> str:
         kind = "" if t["class"] == "Tensor" else f"{t['class']} "
         values = _preview(t)
         return f"{kind}tensor({values}{t['dtype']}, shape {tuple(t['shape'])}, {t['device']}{grad})"
-    if tag == RAISED:
-        return f"raised {value[RAISED]['type']}"
+    if tag == EXCEPTION:
+        return f"raised {value[EXCEPTION]['type']}"
     if tag == TUPLE:
         return "(" + ", ".join(_show(item) for item in value[TUPLE]) + ("," if len(value[TUPLE]) == 1 else "") + ")"
     if tag == DICT:

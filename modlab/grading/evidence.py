@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .compare import INDEX, Difference, Tolerance, compare, is_named_list
-from .observe import DICT, FLOAT, OBJECT, RAISED, TENSOR, TUPLE, decode_tensor
+from .observe import DICT, EXCEPTION, FLOAT, OBJECT, TENSOR, TUPLE, decode_tensor
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class TensorView:
 
 @dataclass(frozen=True)
 class RaisedView:
-    """An exception a scenario observed with ``outcome()``."""
+    """An exception a scenario observed with ``attempt()``."""
 
     type: str
     message: str
@@ -57,8 +57,8 @@ def decode(value):
     if TENSOR in value:
         t = value[TENSOR]
         return TensorView(t["class"], t["dtype"], tuple(t["shape"]), t["device"], t["requires_grad"], t)
-    if RAISED in value:
-        return RaisedView(value[RAISED]["type"], value[RAISED]["message"])
+    if EXCEPTION in value:
+        return RaisedView(value[EXCEPTION]["type"], value[EXCEPTION]["message"])
     if TUPLE in value:
         return tuple(decode(item) for item in value[TUPLE])
     if DICT in value:

@@ -14,24 +14,24 @@ from collections.abc import Mapping
 
 import torch
 
-TENSOR, RAISED, TUPLE, DICT, OBJECT, FLOAT = "$tensor", "$raised", "$tuple", "$dict", "$object", "$float"
+TENSOR, EXCEPTION, TUPLE, DICT, OBJECT, FLOAT = "$tensor", "$raised", "$tuple", "$dict", "$object", "$float"
 _AS_THEY_ARE = frozenset({type(None), bool, str, int})  # exact types that encode as themselves
 
 
 class Raised:
-    """An exception a scenario expects (returned by :func:`outcome`)."""
+    """An exception a scenario expects (returned by :func:`attempt`)."""
 
     def __init__(self, exc: BaseException):
         self.type = type(exc).__name__
         self.message = str(exc)[:300]
 
 
-def outcome(action, *args, **kwargs):
+def attempt(action, *args, **kwargs):
     """Run ``action`` and return its result, or a :class:`Raised` record.
 
     Scenarios use it to observe torch's exception types::
 
-        return outcome(lambda: model.register_buffer("a.b", None))
+        return attempt(lambda: model.register_buffer("a.b", None))
     """
     try:
         return action(*args, **kwargs)
@@ -71,7 +71,7 @@ def encode(value, own: str = "", depth: int = 0):
     if isinstance(value, torch.Tensor):
         return {TENSOR: _encode_tensor(value, own)}
     if isinstance(value, Raised):
-        return {RAISED: {"type": value.type, "message": value.message}}
+        return {EXCEPTION: {"type": value.type, "message": value.message}}
     if isinstance(value, (torch.dtype, torch.device)):
         return str(value)
     if isinstance(value, list):

@@ -1,6 +1,6 @@
 """A worker process seen from the grading process: start, ask, time out, restart.
 
-Workers are forked from the zygote (:mod:`.zygote`), a clean interpreter that
+Workers are forked from the zygote (:mod:`.launcher`), a clean interpreter that
 has already imported torch and the graders: a worker starts in milliseconds
 and inherits nothing of the grading process. The grading process never
 touches CUDA itself, and neither does the zygote, so forking stays safe on
@@ -35,7 +35,7 @@ from .protocol import ProtocolError, check_answer, check_hello, has_observation,
 from .sandbox import make_workdir
 from .sleep import SleepWatch
 from .worker import serve
-from .zygote import start_method, zygote
+from .launcher import start_method, zygote
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 STOP_TIMEOUT = 10.0

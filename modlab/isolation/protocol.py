@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from modlab.grading.observe import DICT, FLOAT, OBJECT, RAISED, TENSOR, TUPLE
+from modlab.grading.observe import DICT, EXCEPTION, FLOAT, OBJECT, TENSOR, TUPLE
 
 from .frames import ProtocolError
 
@@ -137,7 +137,7 @@ def _check_value(value, depth: int) -> None:
     ((tag, payload),) = value.items()
     if tag == TENSOR:
         _check_tensor(payload)
-    elif tag == RAISED:
+    elif tag == EXCEPTION:
         if not _is_raised(payload):
             raise ProtocolError("malformed exception record")
     elif tag in (OBJECT, FLOAT):

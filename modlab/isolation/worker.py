@@ -1,6 +1,6 @@
 """The worker: the one module that runs a graded package's code.
 
-It runs in its own process, forked by the zygote (:mod:`.zygote`) or spawned
+It runs in its own process, forked by the zygote (:mod:`.launcher`) or spawned
 where there is no fork, and serves one "world": ``torch.nn`` itself (the
 trusted oracle) or a ``mynn`` package. A worker for a package:
 
@@ -87,7 +87,7 @@ def load_world(world: dict):
     return importlib.import_module(world["package"]), finder.loaded
 
 
-def failure(exc: BaseException, package: str | None) -> dict:
+def exception_record(exc: BaseException, package: str | None) -> dict:
     """An exception as plain data: type and message, the package file and line
     it came from, the package frames it passed through (outermost first, with
     each function's qualified name), who was running when it was raised (the
@@ -156,7 +156,7 @@ def _text(exc: BaseException) -> str:
         return "<unprintable>"
 
 
-def run_request(nn, request: dict) -> dict:
+def run_scenario(nn, request: dict) -> dict:
     """Run one scenario body and observe what it returns, as JSON text."""
     scenario = REGISTRY[request["scenario"]]
     _seed(request.get("seed", 0), cuda=request["arguments"].get("device") == "cuda")
@@ -185,9 +185,9 @@ def answer(request: dict, nn, package: str | None) -> dict:
     if request["op"] == "cuda":
         return {"cuda": torch.cuda.is_available(), "name": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
     try:
-        return run_request(nn, request)
+        return run_scenario(nn, request)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are the submission's too
-        return {"raised": failure(exc, package)}
+        return {"raised": exception_record(exc, package)}
 
 
 def serve(connection, policy: Policy | None = None, grader_files: list[str] = (), workdir: str | None = None) -> None:
@@ -222,7 +222,7 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
     try:
         nn, modules = load_world(world)
     except BaseException as exc:
-        connection.send_bytes(json.dumps({"loaded": False, "error": failure(exc, package)}).encode())
+        connection.send_bytes(json.dumps({"loaded": False, "error": exception_record(exc, package)}).encode())
         return
     hello = {"loaded": True, "sandbox": sandbox}
     if package:

@@ -1,238 +1,342 @@
-"""The zygote: a clean, preloaded parent every worker is forked from.
+"""The zygote: a clean, preloaded parent that forks workers on request, keeps them,
+and ends them with all they started.
 
-A forked child holds a copy of its parent's memory. Forked straight from the
-grading process, a worker would inherit its command line (where the results
-go), its environment (tokens), and whatever it had read before (other
-students' submissions, the reference solution of the exercise being graded).
-The zygote is a fresh interpreter instead, started with a scrubbed
-environment and a command line that names nothing. It imports torch and the
-graders once and never touches CUDA, so a worker forked from it starts in
-milliseconds and knows nothing but what it is then sent.
-
-It is also every worker's keeper:
-
-- a child subreaper: whatever a worker starts, double-forked or ``setsid``,
-  stays below the zygote, which ends it with the worker;
-- as root, it forks each worker into a PID namespace of its own, whose init
-  the worker is: when the worker dies, the kernel ends everything in it;
-- on request it ends a worker's whole tree, reaps it, removes its private
-  directory and reports the exit status.
-
-This module is the grading process's side: it starts the zygote and asks it
-for workers. The zygote's own loop is :mod:`.keeper`. Requests come on one
-socket as JSON frames (:mod:`.protocol`). A ``fork``
-request carries two descriptors: the worker's end of its data connection and
-the zygote's end of a control socket, on which the grading process later
-says ``stop`` and the zygote answers ``{"exitcode": n}`` once the worker is
-gone.
+Runs in the zygote process (see :mod:`.launcher` for why there is one), started
+with ``python -c`` by the grading process, which never imports this module.
+Before each fork it preloads the graders a worker needs, what Landlock lets
+a worker reach and the tripwires on torch.nn, so that no worker pays for
+them, and keeps its memory in huge pages (:func:`_settle`), so that a fork
+and an exit cost little; the forked child becomes a worker
+(:func:`.worker.serve`) at once.
 """
 from __future__ import annotations
 
-import json
-import multiprocessing
+import ctypes
+import gc
 import os
+import select
+import shutil
+import signal
 import socket
-import subprocess
 import sys
-import threading
 from multiprocessing.connection import Connection
 
 from .frames import receive_frame, send_frame
-from .sandbox.environment import clean_environment
-
-START_TIMEOUT = 300.0  # importing torch on a cold GPU runner takes a while
-BOOT = ("import json, socket, sys; s = socket.socket(fileno={fd}); "
-        "sys.path[:] = json.loads(s.makefile('rb', buffering=0).readline()); "
-        "from modlab.isolation.keeper import main; main(s)")
-
-
-def start_method() -> str:
-    """``fork`` where the platform has it, unless MODLAB_START_METHOD says otherwise.
-
-    Grading processes are started this way; workers come from the zygote
-    unless this says ``spawn``.
-    """
-    wanted = os.environ.get("MODLAB_START_METHOD")
-    if wanted:
-        return wanted
-    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+from .sandbox import Policy, make_workdir
+from .sandbox.environment import quiet_descriptors
+from .sandbox.landlock import prepare
+from .sandbox.libc import LINUX, libc
+from .sandbox.namespaces import CLONE_NEWPID, become_subreaper, setns, unshare
+from .sandbox.user import worker_uid
+from .tripwires import install_tripwires
 
 
-class ZygoteFailed(RuntimeError):
-    """The zygote could not be started or stopped answering."""
+class Kept:
+    """One worker the zygote keeps, and the grading process (client) it was forked for."""
+
+    def __init__(self, pid: int, control: socket.socket, workdir: str | None, client: socket.socket):
+        self.pid, self.control, self.workdir, self.client = pid, control, workdir, client
+        self.stopping = False
 
 
-# -- the grading process's side --------------------------------------------------
+def main(sock: socket.socket) -> None:
+    """The zygote's loop: fork workers on request, stop them, reap them."""
+    import torch  # preloaded: every worker would import it
 
-class Zygote:
-    """The grading process's handle on its zygote; see :func:`zygote`."""
+    # Workers run side by side, one per world and grading process, on tensors
+    # of a few hundred elements: torch's own threads would contend for the same
+    # cores and spin more than they compute (the capstone's worker: 1.06 s of
+    # CPU with them, 0.41 s without). Both worlds' workers come from here, so
+    # torch.nn and the submission compute alike.
+    torch.set_num_threads(1)
 
-    def __init__(self):
-        ours, theirs = socket.socketpair()
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", BOOT.format(fd=theirs.fileno())],
-            env=clean_environment(), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, start_new_session=True, cwd="/")
+    from . import worker
+
+    _settle()  # before any worker shares its pages, while the grading process starts too
+    if LINUX:
+        become_subreaper()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    keeper = Keeper(worker.serve)
+    clients = [sock]  # the grading process that started the zygote, then any it shared it with
+    send_frame(sock, {"ready": True})
+    try:
+        while True:
+            readable, _, _ = select.select([*clients, wake_read, *keeper.controls()], [], [])
+            if wake_read in readable:
+                os.read(wake_read, 4096)
+                keeper.reap()
+            for client in [c for c in clients if c in readable]:
+                request, fds = receive_frame(client, max_fds=2)
+                if request is None:  # a grading process is gone: its workers end, the others' go on
+                    clients.remove(client)
+                    keeper.stop_client(client)
+                    if not clients:
+                        return
+                elif request.get("op") == "client":
+                    clients.append(_new_client(client))
+                elif request.get("op") == "preload":  # no answer: the asker goes on meanwhile
+                    keeper.preload(request.get("graders") or [])
+                else:
+                    keeper.fork(request, fds, client)
+            for control in readable:
+                if isinstance(control, socket.socket) and control not in clients:
+                    keeper.stop(control)
+    finally:
+        keeper.stop_all()
+
+
+def _new_client(asking: socket.socket) -> socket.socket:
+    """A socket of its own for a grading process the asking one forks: the
+    zygote then forks workers for both, and each process's workers end with it."""
+    ours, theirs = socket.socketpair()
+    try:
+        send_frame(asking, {"client": True}, (theirs.fileno(),))
+    finally:
         theirs.close()
-        self.socket, self.lock, self.owner = ours, threading.Lock(), os.getpid()
-        ours.sendall(json.dumps([os.path.abspath(p) for p in sys.path]).encode() + b"\n")
-        ours.settimeout(START_TIMEOUT)
-        try:
-            ready, _ = receive_frame(ours)
-        except OSError:
-            ready = None
-        ours.settimeout(None)
-        if not ready:
-            self.process.kill()
-            raise ZygoteFailed(f"the worker zygote did not start (exit code {self.process.wait()})")
+    return ours
 
-    def fork(self, grader_files: list[str], limits: dict | None) -> tuple[Connection, "WorkerHandle"]:
-        """A new worker: its data connection and its handle.
 
-        Args:
-            grader_files: graders the worker needs (preloaded in the zygote).
-            limits: ``memory_mib`` and ``max_processes`` for a confined
-                worker; None for the trusted oracle, which is not confined.
-        """
-        data_ours, data_theirs = socket.socketpair()
-        control_ours, control_theirs = socket.socketpair()
-        request = {"op": "fork", "graders": grader_files, "limits": limits}
-        try:
-            with self.lock:
-                send_frame(self.socket, request, (data_theirs.fileno(), control_theirs.fileno()))
-                reply, _ = receive_frame(self.socket)
-        except OSError as exc:
-            raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
-        finally:
-            data_theirs.close()
-            control_theirs.close()
-        if not reply or "pid" not in reply:
-            raise ZygoteFailed(f"the worker zygote could not fork a worker: {reply}")
-        return Connection(data_ours.detach()), WorkerHandle(reply["pid"], control_ours)
+class Keeper:
+    """Forks, stops and reaps the workers of one zygote."""
+
+    def __init__(self, serve):
+        self.serve = serve
+        self.kept: dict[int, Kept] = {}
+        self.count = 0
+        self.pid_namespaces = LINUX and os.geteuid() == 0
+        self.own_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY) if self.pid_namespaces else -1
+
+    def controls(self) -> list[socket.socket]:
+        return [kept.control for kept in self.kept.values() if not kept.stopping]
 
     def preload(self, grader_files: list[str]) -> None:
-        """Have the zygote import these graders now, without waiting for it:
-        the first worker asked for then finds them loaded.
+        """Make ready what workers of these graders need, before the first is asked for."""
+        _preload(grader_files)
+        prepare()  # made here, not in every worker
+        install_tripwires()  # here, not in every worker; the oracle's removes them
+        if not self.kept:  # with a worker alive, its pages would be copied, not moved
+            _settle()
+        gc.freeze()  # the worker's collector leaves the zygote's objects alone: no copy-on-write
 
-        Raises:
-            ZygoteFailed: the zygote stopped answering.
-        """
+    def fork(self, request: dict, fds: list[int], sock: socket.socket) -> None:
+        data_fd, control_fd = fds
+        control = socket.socket(fileno=control_fd)
+        self.preload(request.get("graders") or [])
+        limits = request.get("limits")
+        self.count += 1
+        # Every worker has a folder, which this zygote removes once the worker is
+        # gone: a worker ends by os._exit or a kill, so it could not remove its own.
+        uid = worker_uid(os.getpid() * 1000 + self.count) if limits is not None else None
+        workdir = make_workdir(uid)
+        in_namespace = limits is not None and self.pid_namespaces
+        pid = -1
         try:
-            with self.lock:
-                send_frame(self.socket, {"op": "preload", "graders": grader_files})
+            if in_namespace:
+                unshare(CLONE_NEWPID)
+            pid = os.fork()
         except OSError as exc:
-            raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
+            control.close()
+            os.close(data_fd)
+            send_frame(sock, {"error": f"fork: {exc}"})
+            return
+        finally:
+            if in_namespace and pid != 0:
+                setns(self.own_namespace, CLONE_NEWPID)
+            if pid == -1 and workdir:
+                _remove(workdir)
+        if pid == 0:
+            self._become_worker(data_fd, limits, workdir, uid)
+        os.close(data_fd)
+        self.kept[pid] = Kept(pid, control, workdir, sock)
+        send_frame(sock, {"pid": pid})
 
-    def share(self) -> socket.socket:
-        """A socket of its own on this zygote, for a grading process about to be forked:
-        in it, :func:`adopt` makes the zygote that process's too, so a class graded
-        by several processes pays for one zygote, not one each.
-
-        Raises:
-            ZygoteFailed: the zygote did not answer.
-        """
+    def _become_worker(self, data_fd: int, limits: dict | None, workdir: str, uid: int | None) -> None:
+        code = 0
         try:
-            with self.lock:
-                send_frame(self.socket, {"op": "client"})
-                reply, fds = receive_frame(self.socket, max_fds=1)
-        except OSError as exc:
-            raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
-        if not reply or not fds:
-            raise ZygoteFailed(f"the worker zygote could not share itself: {reply}")
-        return socket.socket(fileno=fds[0])
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            quiet_descriptors(data_fd)
+            policy = Policy(workdir=workdir, uid=uid, **limits) if limits is not None else None
+            self.serve(Connection(data_fd), policy, workdir=workdir)
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
 
-    def alive(self) -> bool:
-        if self.process is None:  # adopted: alive as long as it answers
-            return self.owner == os.getpid() and self.socket.fileno() >= 0
-        return self.owner == os.getpid() and self.process.poll() is None
+    def stop(self, control: socket.socket) -> None:
+        """The grading process said stop (or went away): end that worker's tree.
 
-    @classmethod
-    def adopted(cls, shared: socket.socket) -> "Zygote":
-        """The handle, in a forked grading process, on a zygote its parent shares (:meth:`share`)."""
-        handle = cls.__new__(cls)
-        handle.process, handle.socket, handle.lock, handle.owner = None, shared, threading.Lock(), os.getpid()
-        return handle
+        The report follows when SIGCHLD says the worker is gone.
+        """
+        for kept in self.kept.values():
+            if kept.control is control:
+                kept.stopping = True
+                _kill_tree(kept.pid)
+                self.reap()
+                return
 
+    def stop_client(self, client: socket.socket) -> None:
+        """End every worker forked for a grading process that is gone."""
+        for kept in list(self.kept.values()):
+            if kept.client is client and not kept.stopping:
+                self.stop(kept.control)
 
-class WorkerHandle:
-    """A forked worker seen from the grading process: stop it, learn how it ended."""
-
-    def __init__(self, pid: int, control: socket.socket):
-        self.pid, self.control, self.owner = pid, control, os.getpid()
-        self.code: int | None = None
-
-    def exitcode(self, timeout: float) -> int | None:
-        """How the worker ended (negative: killed by that signal); None if unknown in time."""
-        if self.code is None and self.control.fileno() >= 0:
-            self.control.settimeout(timeout)
+    def reap(self) -> None:
+        """Collect ended children; report each worker's end; end its leftovers."""
+        while True:
             try:
-                report, _ = receive_frame(self.control)
-            except OSError:
-                report = None
-            self.code = report.get("exitcode") if report else None
-            self.control.close()
-        return self.code
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            kept = self.kept.pop(pid, None)
+            if kept is not None:
+                if not self.pid_namespaces:  # in a namespace, the kernel has ended the rest
+                    self._end_orphans()
+                self._report(kept, os.waitstatus_to_exitcode(status))  # only once all is gone
 
-    def stop(self, timeout: float = 10.0, wait: bool = True) -> int | None:
-        """End the worker and everything it started; return once they are gone,
-        or at once with ``wait=False`` (:meth:`exitcode` waits later)."""
-        if self.owner != os.getpid():
-            self.control.close()  # a copy inherited across fork: the worker is not ours
-            return None
-        if self.control.fileno() >= 0:
+    def _report(self, kept: Kept, code: int) -> None:
+        """Remove the worker's directory, then say how it ended: once the
+        grading process hears it, nothing of the worker is left."""
+        if kept.workdir:
+            _remove(kept.workdir)
+        try:
+            send_frame(kept.control, {"exitcode": code})
+        except OSError:
+            pass  # the grading process stopped listening
+        kept.control.close()
+
+    def _end_orphans(self) -> None:
+        """Kill and reap every child that is not a kept worker: a descendant
+        that escaped its worker by double-forking came to us as its subreaper."""
+        while True:
+            orphans = [pid for pid in _children(os.getpid()) if pid not in self.kept]
+            if not orphans:
+                return
+            for pid in orphans:
+                _kill(pid)
+            for pid in orphans:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+
+    def stop_all(self) -> None:
+        for pid in list(self.kept):
+            _kill_tree(pid)
+        while self.kept:
             try:
-                self.control.sendall(b"stop")
-            except OSError:
-                pass  # already reported and closed its end
-        return self.exitcode(timeout) if wait else None
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            kept = self.kept.pop(pid, None)
+            if kept is not None:
+                self._report(kept, os.waitstatus_to_exitcode(status))
+        self._end_orphans()
 
 
-_zygote: Zygote | None = None
-_zygote_lock = threading.Lock()
+MADV_COLLAPSE = 25  # Linux 6.1
+HUGE_PAGE = 2 << 20
+_settled = 0  # how many modules were loaded when the memory was last settled
 
 
-def zygote() -> Zygote:
-    """This process's zygote, started on first use and again if it died."""
-    global _zygote
-    with _zygote_lock:
-        if _zygote is None or not _zygote.alive():
-            _zygote = Zygote()
-        return _zygote
+def _settle() -> None:
+    """Move the zygote's private memory into huge pages (2 MiB), where the kernel makes them.
 
+    A fork copies the page table entry of each of the zygote's pages (some
+    56,000 of 4 KiB for the 220 MB torch and the graders take) and the
+    worker's exit clears them all again: that was about a third of a
+    worker's fixed cost (35-43 ms of CPU to start, load and stop one; 20-30
+    ms in huge pages). Of a huge page a fork copies one entry; a page a worker
+    writes to is still copied alone (the kernel splits the huge page first),
+    so workers share as much of the zygote as before.
 
-def start_soon(grader_files: list[str] = ()) -> None:
-    """Start this process's zygote in the background, and have it import these graders.
-
-    Started at once, it loads torch and the graders while this process loads
-    its own; the first worker would otherwise start it, and wait for both.
-    Where workers are spawned there is no zygote to start.
+    Settling copies the memory (a few tenths of a second for 220 MB), so it
+    is done once torch is loaded, and again at a fork after a preload only if
+    no worker is alive: the pages a worker shares would be copied for it, not
+    moved (:meth:`Keeper.fork`). Where the kernel makes no huge pages (before
+    Linux 6.1, or with transparent huge pages off) the calls fail and nothing
+    changes.
     """
-    def start() -> None:
+    global _settled
+    if not LINUX or _settled == len(sys.modules):
+        return
+    _settled = len(sys.modules)
+    madvise = libc.madvise
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            private = fields[1].startswith("rw") and fields[1].endswith("p")
+            if private and (len(fields) < 6 or fields[5] == "[heap]"):  # anonymous memory, no file's
+                low, high = (int(end, 16) for end in fields[0].split("-"))
+                low, high = -(-low // HUGE_PAGE) * HUGE_PAGE, high // HUGE_PAGE * HUGE_PAGE
+                if high > low:
+                    madvise(low, high - low, MADV_COLLAPSE)  # fails where none can be made: nothing lost
+
+
+def _preload(grader_files: list[str]) -> None:
+    """Import graders once in the zygote, so that no worker pays for them."""
+    from modlab.grading.loader import import_grader
+
+    for path in grader_files:
         try:
-            zygote().preload(list(grader_files))
-        except ZygoteFailed:
-            pass  # the first worker starts it again, and says why it cannot
-
-    if start_method() == "fork":
-        threading.Thread(target=start, name="modlab-zygote", daemon=True).start()
+            import_grader(path)
+        except Exception:  # the worker imports it again and reports the error
+            pass
 
 
-def adopt(shared: socket.socket) -> None:
-    """In a grading process forked from one that shares its zygote: use that zygote."""
-    global _zygote
-    with _zygote_lock:
-        _zygote = Zygote.adopted(shared)
+def _kill_tree(pid: int) -> None:
+    """SIGKILL a worker, its process group, and (in its PID namespace) all it started.
+
+    Descendants outside a namespace come to the zygote when their parents
+    die; :meth:`Keeper._end_orphans` ends them once the worker is reaped.
+    """
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    _kill(pid)
 
 
-def _forget_after_fork() -> None:
-    """A forked copy of the grading process starts its own zygote when it needs one,
-    and drops its copy of the parent's socket, so the parent's zygote still sees
-    EOF when the parent ends."""
-    global _zygote
-    if _zygote is not None:
-        _zygote.socket.close()
-    _zygote = None
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_after_fork)
+def _children(parent: int) -> list[int]:
+    """Processes whose parent is ``parent`` (by /proc; none where /proc is absent)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(entry))
+    return found
+
+
+def _remove(path: str) -> None:
+    """Remove a worker's directory, whatever modes it left on what it wrote."""
+    def grant(function, target, _):
+        os.chmod(os.path.dirname(target), 0o700)
+        os.chmod(target, 0o700)
+        function(target)
+
+    handler = {"onexc": grant} if sys.version_info >= (3, 12) else {"onerror": grant}
+    try:
+        shutil.rmtree(path, **handler)
+    except OSError:
+        pass

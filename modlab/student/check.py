@@ -49,7 +49,7 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
     require_files(workspace, exercise)
     require_valid_syntax(workspace)
     # The engine loads torch: imported once the workers' zygote is on its way.
-    from modlab.isolation.zygote import start_soon
+    from modlab.isolation.launcher import start_soon
 
     start_soon([str(workspace.course.grader_file(exercise))])
     from modlab.engine import WHOLE, GradeOptions, grade_exercise
@@ -80,7 +80,7 @@ def _record(workspace: Workspace, exercise: Exercise, result: ExerciseResult) ->
 
 def platform_note() -> str:
     """One line on what this platform lacks for checks, or '' where nothing."""
-    from modlab.isolation.zygote import start_method
+    from modlab.isolation.launcher import start_method
 
     lacks = []
     method = start_method()

@@ -8,8 +8,8 @@ import torch
 
 from modlab import __version__
 from modlab.course import Course
-from modlab.engine import oracle_for
-from modlab.isolation.zygote import start_method
+from modlab.engine import process_memory
+from modlab.isolation.launcher import start_method
 
 
 def describe(course: Course) -> list[tuple[str, str]]:
@@ -25,7 +25,7 @@ def describe(course: Course) -> list[tuple[str, str]]:
         ("torch built for CUDA", torch.version.cuda or "no (CPU build)"),
         ("worker start method", start_method()),
     ]
-    cuda = oracle_for(course).cuda
+    cuda = process_memory().oracle(course).cuda
     facts.append(("CUDA available to workers", "yes" if cuda else "no"))
     if cuda:
         facts.append(("device", torch.cuda.get_device_name(0)))

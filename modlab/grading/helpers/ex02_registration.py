@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import torch
 
-from modlab.grading.observe import outcome
+from modlab.grading.observe import attempt
 from modlab.grading.probes import registers
 
 
 def deleted(m, names) -> dict:
     """``del m.<name>`` for each name, then what the registers hold."""
-    results = {f"del m.{name}": outcome(delattr, m, name) for name in names}
+    results = {f"del m.{name}": attempt(delattr, m, name) for name in names}
     return {**results, "registers": registers(m)}
 
 
@@ -22,21 +22,21 @@ def bad_name_calls(nn, names) -> dict:
     for method, value in (("register_parameter", nn.Parameter(torch.ones(1))), ("register_buffer", torch.ones(1)),
                           ("add_module", nn.Module())):
         for name in names:
-            calls[f"m.{method}({name!r}, ...)"] = outcome(getattr(m, method), name, value)
+            calls[f"m.{method}({name!r}, ...)"] = attempt(getattr(m, method), name, value)
     return {**calls, "registers": registers(m)}
 
 
 def apply(nn, m, name, kind) -> tuple[str, object]:
     """Carry out one step; return how it reads and what it returned (or raised)."""
     if kind == "delete":
-        return f"del m.{name}", outcome(delattr, m, name)
+        return f"del m.{name}", attempt(delattr, m, name)
     if kind == "buffer":
-        return f"m.register_buffer({name!r}, torch.zeros(1))", outcome(m.register_buffer, name, torch.zeros(1))
+        return f"m.register_buffer({name!r}, torch.zeros(1))", attempt(m.register_buffer, name, torch.zeros(1))
     values = {"parameter": ("Parameter(torch.ones(1))", lambda: nn.Parameter(torch.ones(1))),
               "module": ("Module()", nn.Module), "tensor": ("torch.ones(1)", lambda: torch.ones(1)),
               "number": ("1", lambda: 1), "none": ("None", lambda: None)}
     shown, make = values[kind]
-    return f"m.{name} = {shown}", outcome(setattr, m, name, make())
+    return f"m.{name} = {shown}", attempt(setattr, m, name, make())
 
 
 def registered_names(m) -> list[str]:

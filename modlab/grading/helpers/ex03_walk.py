@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from modlab.grading.observe import outcome
+from modlab.grading.observe import attempt
 from modlab.grading.probes import kind, named_shapes, named_types
 from modlab.grading.trees import leaf_class
 
@@ -98,6 +98,6 @@ def lookups(root, method: str, found: dict, failing: list) -> dict:
     """``root.<method>(path)`` for each path: whether it is the object ``found``
     names, or what a path in ``failing`` raises."""
     look = getattr(root, method)
-    observed = {f"root.{method}({path!r}) is the object": outcome(lambda path=path: look(path) is target)
+    observed = {f"root.{method}({path!r}) is the object": attempt(lambda path=path: look(path) is target)
                 for path, target in found.items()}
-    return {**observed, **{f"root.{method}({path!r})": outcome(lambda path=path: kind(look(path))) for path in failing}}
+    return {**observed, **{f"root.{method}({path!r})": attempt(lambda path=path: kind(look(path))) for path in failing}}

@@ -6,7 +6,7 @@ import warnings
 
 import torch
 
-from modlab.grading.observe import Raised, outcome
+from modlab.grading.observe import Raised, attempt
 from modlab.grading.trees import leaf_class
 
 
@@ -97,16 +97,16 @@ def always_called_hooks(nn):
     observed = {}
     for label, call in (("m(x)", lambda: m(torch.ones(1))), ("m(x, fail=True)", lambda: m(torch.ones(1), fail=True))):
         log.append(f"| {label}")
-        observed[label] = outcome(call)
+        observed[label] = attempt(call)
     failing_pre = m.register_forward_pre_hook(lambda mod, args: {}["missing"])
     log.append("| m(x) with a failing pre-hook")
-    observed["m(x) with a failing pre-hook"] = outcome(m, torch.ones(1))
+    observed["m(x) with a failing pre-hook"] = attempt(m, torch.ones(1))
     failing_pre.remove()
     m.register_forward_hook(raising, always_call=True, prepend=True)
     log.append("| m(x, fail=True) with an always-called hook that raises")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        observed["m(x, fail=True) with an always-called hook that raises"] = outcome(m, torch.ones(1), fail=True)
+        observed["m(x, fail=True) with an always-called hook that raises"] = attempt(m, torch.ones(1), fail=True)
     return {**observed, "always-called hook log": log,
             "warned": sorted({warning.category.__name__ for warning in caught})}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 
-from modlab.grading.observe import outcome
+from modlab.grading.observe import attempt
 
 
 @functools.lru_cache(maxsize=None)
@@ -150,4 +150,4 @@ def container_views(nn, container):
     return {"len": size, "iterating gives the registered": same(container, registered),
             "c[i] is the registered, for i in -len..len-1": [container[i] is registered[i] for i in range(-size, size)],
             "c[::-1]": contents(container[::-1]), "c[1:]": contents(container[1:]),
-            "c[len(c)]": outcome(lambda: label(container[size]))}
+            "c[len(c)]": attempt(lambda: label(container[size]))}

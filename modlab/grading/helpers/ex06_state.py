@@ -91,7 +91,7 @@ def registered(model, state):
 
 
 def error_text(action, *args, **kwargs):
-    """The exception type and its message (``outcome`` keeps only the type)."""
+    """The exception type and its message (``attempt`` keeps only the type)."""
     try:
         return ["no error", action(*args, **kwargs)]
     except Exception as exc:  # the type and the wording are the observation
