@@ -113,11 +113,17 @@ class Course:
 
     @property
     def graders(self) -> Path:
+        """The course's grading content: a folder per exercise, and ``shared/``."""
         return self.root / "graders"
 
+    def grading_folder(self, exercise: Exercise) -> Path:
+        """Everything that grades ``exercise``: ``graders/NN_slug/`` (its scenarios, the models
+        and views they share, its misconception catalog)."""
+        return self.graders / exercise.name
+
     def grader_file(self, exercise: Exercise) -> Path:
-        """The grader file of ``exercise``: ``graders/test_NN_slug.py``."""
-        return self.graders / f"test_{exercise.name}.py"
+        """The scenarios of ``exercise``: ``graders/NN_slug/test_NN_slug.py``, a pytest file."""
+        return self.grading_folder(exercise) / f"test_{exercise.name}.py"
 
     def grader_files(self) -> list[str]:
         """The grader files that exist, in the exercises' order: what workers load."""

@@ -20,6 +20,13 @@ def as_in_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def course_module(relative: str):
+    """A module of the course's grading content (``shared/trees.py``), imported as grading imports it."""
+    from modlab.grading.loader import import_course_module
+
+    return import_course_module(ROOT / "graders", relative)
+
+
 @pytest.fixture(scope="session")
 def course():
     return load_course(ROOT / "course.yaml")

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from modlab.grading.loader import load_scenarios
-from modlab.grading.misconceptions import CATALOG
+from modlab.grading.catalog import course_catalog
+from modlab.grading.loader import load_catalog, load_scenarios
 from modlab.instructor.build import BEGIN, stub_sources
 from modlab.instructor.notebooks import TASK_MARKER
 from modlab.instructor.variants import load_variants
@@ -29,8 +29,9 @@ def paths(pattern: str, course, exercise) -> list:
     return [ROOT / named.replace("FILE", name) for name in files]
 
 
-def own_entries(exercise) -> list:
-    return [entry for entry in CATALOG.values() if entry.exercise == exercise.id]
+def own_entries(course, exercise) -> list:
+    load_catalog(course.graders)
+    return [entry for entry in course_catalog(course.graders) if entry.exercise == exercise.id]
 
 
 def reference_has_regions(course, exercise, path):
@@ -56,23 +57,22 @@ def grader_has_public_and_hidden(course, exercise, path):
 
 
 def catalog_module_has_entries(course, exercise, path):
-    module = f"modlab.grading.misconceptions.{path.stem}"
-    assert any(entry.detector.__module__ == module for entry in own_entries(exercise)), \
-        f"{path}: no catalog entry of exercise {exercise.id} (is it imported in the package's __init__.py?)"
+    assert any(entry.source == str(path.resolve()) for entry in own_entries(course, exercise)), \
+        f"{path}: no catalog entry of exercise {exercise.id}"
 
 
 def every_entry_has_a_variant(course, exercise, path):
     variants = load_variants(path.parent)
     assert any(v.exercise == exercise.id for v in variants), f"{path}: no labelled variant"
     labelled = {mid for v in variants for mid in v.misconceptions}
-    unlabelled = [entry.id for entry in own_entries(exercise) if entry.id not in labelled]
+    unlabelled = [entry.id for entry in own_entries(course, exercise) if entry.id not in labelled]
     assert unlabelled == [], f"catalog entries of exercise {exercise.id} no buggy variant is labelled with"
 
 
 def catalog_page_has_a_section(course, exercise, path):
     page = path.read_text()
     assert f"## {exercise.id} {exercise.title}\n" in page, f"{path}: no section for exercise {exercise.id}"
-    tried = {mid for s in load_scenarios(course, exercise) for mid in s.misconceptions}
+    tried = {mid for s in load_scenarios(course, exercise) for mid in s.misconception_ids}
     assert all(f"`{mid}`" in page for mid in tried)
 
 
@@ -87,8 +87,8 @@ PIECES = {
     "lessons/NN_slug.md": lesson_has_one_task,
     "exercises/mynn/FILE": stub_is_generated,
     "exercises/NN_slug.ipynb": notebook_exists,
-    "graders/test_NN_slug.py": grader_has_public_and_hidden,
-    "modlab/grading/misconceptions/exNN_slug.py": catalog_module_has_entries,
+    "graders/NN_slug/test_NN_slug.py": grader_has_public_and_hidden,
+    "graders/NN_slug/misconceptions.py": catalog_module_has_entries,
     "tests/buggy/NN_slug.yaml": every_entry_has_a_variant,
     "docs/misconceptions.md": catalog_page_has_a_section,
 }

@@ -97,7 +97,7 @@ def test_a_changed_installation_gets_a_new_server_and_the_old_one_ends(served):
     assert check(kit, env, "01").returncode == 0
     (old_socket,) = sockets(env)
     (old,) = servers(Path(env["XDG_RUNTIME_DIR"]))
-    grader = kit / "graders" / "test_01_parameter.py"
+    grader = kit / "graders" / "01_parameter" / "test_01_parameter.py"
     os.utime(grader, ns=(grader.stat().st_atime_ns, grader.stat().st_mtime_ns + 10**9))
     assert check(kit, env, "01").returncode == 0
     assert sockets(env) == [old_socket]  # touched, not changed: files are digested by content

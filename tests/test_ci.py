@@ -380,7 +380,7 @@ def test_fetch_refuses_links_submodules_and_huge_files_and_runs_no_filter(course
     repository = tmp_path / "repos" / "eve"
     commit(repository, {"mynn/parameter.py": "ok = 1\n", "mynn/state.py": "#" * (2 << 20),
                         ".gitattributes": "*.py filter=evil\n", "mynn/notes.txt": "not a module\n"},
-           links={"mynn/walk.py": "../../graders/test_03_walk.py"})
+           links={"mynn/walk.py": "../../graders/03_walk/test_03_walk.py"})
     head = git(repository, "rev-parse", "HEAD")
     git(repository, "update-index", "--add", "--cacheinfo", f"160000,{head},mynn/containers.py")
     git(repository, "commit", "--quiet", "-m", "a submodule")
@@ -471,7 +471,7 @@ def class_roster(tmp_path_factory, course):
     commits["carol"] = commit(repos / "carol", {"mynn/parameter.py": reference})
     commit(repos / "carol", {"mynn/parameter.py": "raise ImportError('broken')\n"})
     commits["eve"] = commit(repos / "eve", {"mynn/walk.py": "x = 1\n"},
-                            links={"mynn/parameter.py": "../../graders/test_01_parameter.py"})
+                            links={"mynn/parameter.py": "../../graders/01_parameter/test_01_parameter.py"})
     entries = [{"student": name, "repository": (repos / name).as_uri()} for name in ("ada", "bob", "carol", "eve")]
     entries[2]["commit"] = commits["carol"]
     roster = write_roster(root / "roster.yaml", entries)

@@ -13,9 +13,9 @@ import pytest
 import torch
 from hypothesis import given, settings
 
-from modlab.grading.trees import build_tree, module_trees
+from conftest import ROOT, course_module
 
-from conftest import ROOT
+build_tree, module_trees = course_module("shared/trees.py").build_tree, course_module("shared/trees.py").module_trees
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ BROKEN_REGISTRATION = "raise RuntimeError('this student broke exercise 02 beyond
 
 def test_a_broken_exercise_02_costs_nothing_elsewhere(course, tmp_path):
     package = reference_package(course, tmp_path, {"registration.py": BROKEN_REGISTRATION})
-    graded = [e for e in course.exercises if e.id != "02" and (course.graders / f"test_{e.name}.py").exists()]
+    graded = [e for e in course.exercises if e.id != "02" and course.grader_file(e).exists()]
     assert graded, "no other exercise has graders yet"
     for exercise in graded:
         if exercise.id == "09":  # the capstone is cumulative by design

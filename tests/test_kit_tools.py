@@ -97,7 +97,7 @@ def test_torch_nns_answers_are_kept_per_version_of_everything_they_depend_on(tmp
 
     check()
     [kept] = (kit / ".modlab" / "torch-nn").glob("torch-*.json")
-    grader = kit / "graders" / "test_01_parameter.py"
+    grader = kit / "graders" / "01_parameter" / "test_01_parameter.py"
     assert "9 of 9 public checks passed" in check()  # the second check reads them
     grader.write_text(grader.read_text() + "\n# edited\n")
     assert "9 of 9 public checks passed" in check()

@@ -218,7 +218,7 @@ def _attempt(action):
 def _seen():
     return {{"udp": _attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
              "tcp": _attempt(lambda: socket.create_connection(("127.0.0.1", 22), timeout=0.5)),
-             "grader": _attempt(lambda: open({str(ROOT / "graders" / "test_01_parameter.py")!r}).read()),
+             "grader": _attempt(lambda: open({str(ROOT / "graders" / "01_parameter" / "test_01_parameter.py")!r}).read()),
              "solution": _attempt(lambda: open({str(quick.solutions / "parameter.py")!r}).read())}}
 ''')
     assert facts["udp"] != "allowed" and facts["tcp"] != "allowed"
@@ -294,7 +294,7 @@ def test_without_landlock_root_gives_the_worker_a_root_of_binds(quick, tmp_path)
     read-only binds of what Landlock would allow; checked here in a fork."""
     workdir = tmp_path / "worker"
     workdir.mkdir()
-    hidden = [ROOT / "graders" / "test_01_parameter.py", quick.solutions / "parameter.py"]
+    hidden = [ROOT / "graders" / "01_parameter" / "test_01_parameter.py", quick.solutions / "parameter.py"]
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:

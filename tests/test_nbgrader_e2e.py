@@ -110,7 +110,7 @@ def grade_a_course(course: Course, root: Path) -> Run:
     assert modlab(["--course", str(course.root / "course.yaml"), "nbgrader", "init", str(course_dir),
                    "--exchange", str(root / "exchange"), "--late-penalty", "zero", "--cell-timeout", "5"]) == 0
     # a careless instructor leaves a hidden grader in source/: it must not travel
-    shutil.copy(ROOT / "graders" / "test_01_parameter.py", course_dir / "source" / "01_parameter")
+    shutil.copy(ROOT / "graders" / "01_parameter" / "test_01_parameter.py", course_dir / "source" / "01_parameter")
     for assignment in ASSIGNMENTS.values():
         nbgrader(course_dir, "generate_assignment", assignment)
         nbgrader(course_dir, "release_assignment", assignment)

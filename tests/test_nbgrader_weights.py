@@ -80,7 +80,8 @@ def exported(tmp_path_factory):
     (repo / "lessons").mkdir()
     shutil.copy(ROOT / "lessons" / "01_parameter.md", repo / "lessons")
     (repo / "graders").mkdir()
-    (repo / "graders" / "test_01_parameter.py").write_text(GRADER)
+    (repo / "graders" / "01_parameter").mkdir(parents=True, exist_ok=True)
+    (repo / "graders" / "01_parameter" / "test_01_parameter.py").write_text(GRADER)
     (repo / "graders" / "conftest.py").write_text('pytest_plugins = ["modlab.instructor.pytest_plugin"]\n')
     course = load_course(repo / "course.yaml")
     with pytest.MonkeyPatch.context() as patch:

@@ -58,7 +58,7 @@ def executed(course, tmp_path_factory):
     """Every notebook with a grader, run in a student kit holding the reference
     solution, a few kernels at a time: ``{id: (notebook, error, seconds)}``."""
     kit = kit_copy(tmp_path_factory.mktemp("notebooks") / "kit", reference=("*",))
-    graded = [e for e in course.exercises if (kit / "graders" / f"test_{e.name}.py").is_file()]
+    graded = [e for e in course.exercises if (kit / course.grader_file(e).relative_to(course.root)).is_file()]
     return asyncio.run(_run_all(kit, graded))
 
 

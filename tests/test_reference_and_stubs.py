@@ -12,7 +12,7 @@ EXERCISES = [f"{n:02d}" for n in range(1, 10)]
 
 def graded(course, exercise_id, folder, mode="graft"):
     exercise = course.exercise(exercise_id)
-    if not (course.graders / f"test_{exercise.name}.py").exists():
+    if not course.grader_file(exercise).exists():
         pytest.skip(f"no grader for exercise {exercise_id} yet")
     return grade_exercise(course, exercise, folder / course.package, GradeOptions(mode=mode, device="cpu"))
 

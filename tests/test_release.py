@@ -125,7 +125,7 @@ def test_released_graders_hold_exactly_the_public_scenarios(course, kit):
         if not course.grader_file(exercise).is_file():
             continue
         public = [s.name for s in load_scenarios(course, exercise) if s.public]
-        path = kit / "graders" / course.grader_file(exercise).name
+        path = kit / course.grader_file(exercise).relative_to(course.root)
         assert path.is_file() == bool(public), exercise.id
         if public:
             tree = ast.parse(path.read_text())

@@ -43,8 +43,8 @@ def tiny_course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     (root / "course.yaml").write_text(COURSE)
     shutil.copytree(ROOT / "solutions", root / "solutions")
-    (root / "graders").mkdir()
-    (root / "graders" / "test_01_parameter.py").write_text(GRADER)
+    (root / "graders" / "01_parameter").mkdir(parents=True)
+    (root / "graders" / "01_parameter" / "test_01_parameter.py").write_text(GRADER)
     (root / "graders" / "conftest.py").write_text('pytest_plugins = ["modlab.instructor.pytest_plugin"]\n')
     return load_course(root / "course.yaml")
 

@@ -200,7 +200,7 @@ def test_the_student_path_from_a_fresh_venv(tmp_path):
         assert "Traceback" not in done.stderr, done.stderr
         return done
 
-    where = subprocess.run([str(python), "-c", "import modlab; print(modlab.__file__)"], cwd=tmp_path,
+    where = subprocess.run([str(python), "-c", "import modlab; print(modlab.__file__)"], cwd=tmp_path, env=env,
                            capture_output=True, text=True, check=True).stdout
     assert str(tmp_path / "venv") in where, "the fresh venv must run the released modlab"
 

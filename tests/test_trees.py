@@ -5,8 +5,11 @@ import json
 import torch
 from hypothesis import HealthCheck, given, settings
 
-from modlab.grading.probes import first_occurrences
-from modlab.grading.trees import build_tree, lookup, module_trees
+from conftest import course_module
+
+first_occurrences = course_module("shared/probes.py").first_occurrences
+build_tree, lookup, module_trees = (getattr(course_module("shared/trees.py"), name)
+                                    for name in ("build_tree", "lookup", "module_trees"))
 
 DRAWS = settings(max_examples=80, derandomize=True, database=None, deadline=None,
                  suppress_health_check=list(HealthCheck))

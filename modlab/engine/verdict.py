@@ -12,7 +12,7 @@ from modlab.course import stub_of
 from modlab.grading.compare import Difference, compare, show
 from modlab.grading.evidence import Evidence
 from modlab.grading.explain import Graded, explain_raised
-from modlab.grading.misconceptions import detect
+from modlab.grading.catalog import detect
 from modlab.grading.observe import EXCEPTION
 from modlab.grading.scenario import Case
 from modlab.isolation.process import WorkerFailed, observation_of
@@ -101,7 +101,8 @@ def failure_record(case: Case, problem: Problem, graded: Graded) -> Failure:
         failure.explanation = explain_raised(problem.raised, graded)
         evidence = Evidence.of(problem.expected, None, None, problem.raised)
     if evidence is not None and problem.stub is None:
-        failure.misconceptions = [m.as_record() for m in detect(case.scenario.misconceptions, evidence)]
+        failure.misconceptions = [m.as_record() for m in detect(case.scenario.misconceptions, case.scenario.graders,
+                                                                 evidence)]
     return failure
 
 

@@ -1,20 +1,24 @@
-"""Grading's own knowledge: scenarios, observations, comparison, evidence, misconceptions.
+"""Grading's mechanisms: what a scenario is, what it observes, and what the trusted side makes of it.
 
-- what a grader file is made of: :mod:`.scenario`, :mod:`.observe` (observations
-  as plain data), :mod:`.probes` and :mod:`.views` (what scenarios observe),
-  :mod:`.models` (small models scenarios build), :mod:`.trees` (random module
-  trees), :mod:`.loader` (importing grader files);
-- what the trusted side makes of two observations: :mod:`.compare` (where they
-  part), :mod:`.evidence`, :mod:`.misconceptions` (the catalog and its
-  detectors), :mod:`.explain` (what an exception means).
+Any course uses them; a course's own content (its scenarios, the models and
+views they share, its misconception catalog) lives on the course's side, in
+its ``graders/`` folder, and imports what it needs from here.
 
-Scenario bodies and the modules they use run in workers too, with torch.nn or
-the graded package as ``nn``; comparison and detection run only in the grading
-process. Grader files import what they need from here (a public API: keep it
+- what a grader file is made of: :mod:`.scenario` (``@scenario``),
+  :mod:`.observe` (observations as plain data, :func:`attempt`),
+  :mod:`.loader` (importing a course's graders as a package);
+- what the trusted side makes of two observations: :mod:`.compare` (where
+  they part), :mod:`.evidence` (what a detector may read), :mod:`.catalog`
+  (misconception entries and their detection), :mod:`.explain` (what an
+  exception means).
+
+Scenario bodies and the modules they use run in workers too, with the oracle
+or the graded package as ``nn``; comparison and detection run only in the
+grading process. Grader files import from here (a public API: keep it
 stable)::
 
-    from modlab.grading import attempt, scenario
-    from modlab.grading.probes import registers
+    from modlab.grading import Tolerance, attempt, scenario
+    from modlab.grading.catalog import misconception
 
 May import: :mod:`modlab.course`. Never isolation, the engine or anything above them.
 """

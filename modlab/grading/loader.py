@@ -1,7 +1,18 @@
-"""Import grader files by path, so their scenarios register themselves."""
+"""Import a course's grading content: its graders, and the modules they share, as packages.
+
+A course keeps its grading content under ``graders/`` (see :class:`modlab.course.Course`):
+one folder per exercise (``graders/03_walk/``: the scenarios in ``test_03_walk.py``,
+the models and views they share, the exercise's misconception catalog) and
+``graders/shared/`` for what several exercises use. Their modules import each
+other relatively (``from .views import ...``, ``from ..shared.trees import ...``),
+so the graders folder is imported as a package of its own, named after its
+path: two courses, each with a ``graders/01_parameter/``, never meet.
+"""
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.machinery
 import importlib.util
 import sys
 from pathlib import Path
@@ -10,22 +21,67 @@ from modlab.course import Course, Exercise
 
 from .scenario import Scenario, scenarios_of
 
+CATALOG_MODULE = "misconceptions"  # each folder's catalog entries: imported with the course
 
-def import_grader(path: str | Path) -> None:
-    """Import one grader file (once per process)."""
-    path = Path(path).resolve()
-    # Two courses may both have graders/test_01_parameter.py: name modules by their path.
-    name = f"modlab_graders.{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+
+def package_name(graders: Path) -> str:
+    """The name a graders folder is imported under: unique to its path."""
+    return f"modlab_course_{hashlib.sha1(str(Path(graders).resolve()).encode()).hexdigest()[:10]}"
+
+
+def import_course_module(graders: Path, relative: str):
+    """Import a module of a graders folder by its path there (``shared/trees.py``), once per process.
+
+    Raises:
+        ImportError: the file does not exist, or the module raised while importing.
+    """
+    graders = Path(graders).resolve()
+    _package(package_name(graders), graders)
+    parts = Path(relative).with_suffix("").parts
+    name = package_name(graders)
+    for part in parts[:-1]:
+        name = f"{name}.{part}"
+        _package(name, graders.joinpath(*name.split(".")[1:]))
+    return importlib.import_module(f"{name}.{parts[-1]}")
+
+
+def _package(name: str, folder: Path) -> None:
+    """Make ``folder`` importable as the package ``name`` (with or without an ``__init__.py``)."""
     if name in sys.modules:
         return
-    spec = importlib.util.spec_from_file_location(name, path)
+    init = folder / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+    else:  # a folder without __init__.py: a package all the same, with nothing to run
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    if spec.loader is not None:
+        spec.loader.exec_module(module)
+
+
+def import_grader(path: str | Path) -> None:
+    """Import one grader file (once per process), with the course's catalog first."""
+    path = Path(path).resolve()
+    graders = path.parent.parent
+    load_catalog(graders)
+    import_course_module(graders, f"{path.parent.name}/{path.name}")
+
+
+def load_catalog(graders: Path) -> None:
+    """Import every catalog module of a graders folder (``*/misconceptions.py``), once per process,
+    so that entries tried on every exception are known whichever exercise is graded."""
+    for path in sorted(Path(graders).glob(f"*/{CATALOG_MODULE}.py")):
+        import_course_module(graders, f"{path.parent.name}/{path.name}")
 
 
 def load_scenarios(course: Course, exercise: Exercise, public_only: bool = False) -> list[Scenario]:
-    """The scenarios of one exercise, importing its grader file if needed."""
+    """The scenarios of one exercise, importing its grader file if needed.
+
+    Raises:
+        FileNotFoundError: the exercise has no grader file.
+    """
     path = course.grader_file(exercise)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no grader file for exercise {exercise.id}")

@@ -4,7 +4,7 @@ A scenario is a function of ``nn`` (plus optional ``device`` and ``spec``).
 The engine runs it once with ``nn = torch.nn`` and once with the graded
 package, each in its own process, and compares what the two return::
 
-    @scenario(points=2, public=True, misconceptions=["children-first"])
+    @scenario(points=2, public=True, misconceptions=[children_first])
     def own_members_before_children(nn):
         class Net(nn.Module):
             def __init__(self):
@@ -15,25 +15,28 @@ package, each in its own process, and compares what the two return::
 
 A scenario returns its observation with named fields (a dict), so a
 difference reads in the scenario's own terms; ``misconceptions`` lists the
-catalog entries (:mod:`modlab.grading.misconceptions`) whose detectors are
-worth trying on its failures.
+catalog entries (:mod:`modlab.grading.catalog`, imported from the exercise's
+``misconceptions.py``) whose detectors are worth trying on its failures.
 
-Grader files are ordinary pytest files: the ``modlab.instructor.pytest_plugin`` pytest
-plugin collects every scenario as a test, and ``modlab grade`` runs the same
-scenarios through the same engine without pytest's start-up cost.
+Grader files are ordinary pytest files, one per exercise
+(``graders/03_walk/test_03_walk.py``): the ``modlab.instructor.pytest_plugin``
+pytest plugin collects every scenario as a test, and ``modlab grade`` runs the
+same scenarios through the same engine without pytest's start-up cost.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
+from .catalog import Misconception
 from .compare import Tolerance
 
 DEVICES = ("cpu", "cuda")
 GRADER_FILE = re.compile(r"test_(\d\d)_\w+\.py$")
 
-# Every scenario defined so far, by key ("/course/graders/test_03_walk.py::own_members").
+# Every scenario defined so far, by key ("/course/graders/03_walk/test_03_walk.py::own_members").
 # Filled as grader modules are imported, in the trusted process and in workers.
 REGISTRY: dict[str, "Scenario"] = {}
 
@@ -48,7 +51,7 @@ class Scenario:
     body: Callable
     points: float = 1.0
     public: bool = False
-    misconceptions: tuple[str, ...] = ()
+    misconceptions: tuple[Misconception, ...] = ()
     tolerance: Tolerance | None = None
     devices: tuple[str, ...] = ("cpu",)
     specs: object = None  # a Hypothesis strategy drawing the `spec` argument
@@ -59,6 +62,15 @@ class Scenario:
     def key(self) -> str:
         """Unique across courses: two courses may both have an exercise 01."""
         return f"{self.file}::{self.name}"
+
+    @property
+    def graders(self) -> Path:
+        """The graders folder of the scenario's course (``graders/03_walk/test_03_walk.py``'s ``graders/``)."""
+        return Path(self.file).parent.parent
+
+    @property
+    def misconception_ids(self) -> list[str]:
+        return [entry.id for entry in self.misconceptions]
 
     def cases(self) -> list["Case"]:
         """One case per device this scenario runs on."""
@@ -96,8 +108,8 @@ def scenario(points: float = 1, public: bool = False, misconceptions=(), toleran
     Args:
         points: the weight of this scenario within its exercise.
         public: released to students as a local check.
-        misconceptions: ids of catalog entries whose detectors may explain
-            a failure of this scenario; a hint is shown only when one fires.
+        misconceptions: the catalog entries whose detectors may explain a
+            failure of this scenario; a hint is shown only when one fires.
         tolerance: compare floating-point tensors with this tolerance
             instead of bit for bit.
         devices: run once per device (``cpu`` and ``cuda``); the body then
@@ -110,13 +122,13 @@ def scenario(points: float = 1, public: bool = False, misconceptions=(), toleran
         The :class:`Scenario` (grader files keep it as a module attribute).
 
     Raises:
-        ValueError: the grader file is misnamed, or a misconception id is not
-            in the catalog.
+        ValueError: the grader file is misnamed.
+        TypeError: a misconception is named by its id: list the entry itself.
     """
-    from .misconceptions import unknown
-
-    if unknown(misconceptions):
-        raise ValueError(f"unknown misconception ids {unknown(misconceptions)}: add them to modlab/grading/misconceptions/")
+    named = [entry for entry in misconceptions if not isinstance(entry, Misconception)]
+    if named:
+        raise TypeError(f"misconceptions={named!r}: list the catalog entries themselves, imported from the "
+                        "exercise's misconceptions.py, not their ids")
 
     def register(body: Callable) -> Scenario:
         file = body.__code__.co_filename

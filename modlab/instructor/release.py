@@ -98,16 +98,31 @@ def kit_files(course: Course) -> dict[str, str]:
     (the ``modlab`` tool is copied beside them)."""
     files = {f"{course.package}/{name}": text for name, text in stub_sources(course).items()}
     files.update(notebook_sources(course))
-    for exercise in course.exercises:
-        public = public_grader_source(course, exercise)
-        if public is not None:
-            files[f"graders/{course.grader_file(exercise).name}"] = public
+    files.update(public_grading_files(course))
     files["course.yaml"] = student_course_yaml(course)
     files[CONSTRAINTS] = student_constraints(course)
     files["pyproject.toml"] = student_pyproject(course)
     files["README.md"] = student_readme(course)
     files.update(kit_ci_files(course))  # public checks in CI; no secret, no self-hosted runner
     files[".gitignore"] = "submissions/\n.modlab/\n.hypothesis/\n__pycache__/\n.ipynb_checkpoints/\nbuild/\n*.egg-info/\n"
+    return files
+
+
+def public_grading_files(course: Course) -> dict[str, str]:
+    """The course's grading content a student's check runs, ``{"graders/...": text}``: every
+    exercise's folder with its grader cut down to its public scenarios (a folder whose
+    grader has none stays out), and ``graders/shared/``; never ``conftest.py``, which
+    only the instructor's pytest run needs."""
+    public = {course.grading_folder(e): public_grader_source(course, e) for e in course.exercises}
+    files = {}
+    for path in sorted(course.graders.rglob("*.py")):
+        if "__pycache__" in path.parts or path.name == "conftest.py":
+            continue
+        folder = path.parent
+        if folder in public and public[folder] is None:
+            continue
+        text = public[folder] if path == folder / f"test_{folder.name}.py" else path.read_text(encoding="utf-8")
+        files[path.relative_to(course.root).as_posix()] = text
     return files
 
 
@@ -126,7 +141,7 @@ def public_grader_source(course: Course, exercise: Exercise) -> str | None:
     if not public:
         return None
     text = public_only(path.read_text(encoding="utf-8"), public, {s.name for s in scenarios}, str(path))
-    return PUBLIC_HEADER.format(source=f"graders/{path.name}", id=exercise.id) + text
+    return PUBLIC_HEADER.format(source=path.relative_to(course.root).as_posix(), id=exercise.id) + text
 
 
 def public_only(source: str, public: set[str], scenarios: set[str], where: str = "<grader>") -> str:

@@ -32,7 +32,7 @@ import sys
 import torch
 
 from modlab.grading import observe
-from modlab.grading.scenario import GRADER_FILE, REGISTRY
+from modlab.grading.scenario import REGISTRY
 
 from . import tripwires
 from .sandbox import Policy, confine
@@ -125,11 +125,13 @@ def _frames(tb):
 def _raised_by(frames: list, package: str) -> str:
     """``package`` if the package's code was running when the exception was
     raised (perhaps inside torch, called from it), ``scenario`` if the
-    grader's own code was (on something the package returned)."""
+    grader's own code was (on something the package returned): a file of the
+    course's graders folder, or of modlab's grading."""
+    graders = {f"{scenario.graders}{os.sep}" for scenario in REGISTRY.values()}
     for filename, _, _ in reversed(frames):
         if filename.startswith(f"{package}/"):
             return "package"
-        if GRADER_FILE.search(filename) or f"{os.sep}modlab{os.sep}grading{os.sep}" in filename:
+        if filename.startswith(tuple(graders)) or f"{os.sep}modlab{os.sep}grading{os.sep}" in filename:
             return "scenario"
     return "package"
 

@@ -56,7 +56,7 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
 
     if not workspace.course.grader_file(exercise).is_file():
         raise UsageError(f"exercise {exercise.id} has no public checks in this course folder "
-                         f"(graders/test_{exercise.name}.py is missing)")
+                         f"({workspace.course.grader_file(exercise).relative_to(workspace.course.root)} is missing)")
     result = grade_exercise(workspace.course, exercise, workspace.package_dir,
                             GradeOptions(mode=WHOLE, device=device, public_only=True,
                                          oracle_cache=workspace.root / ORACLE_CACHE))

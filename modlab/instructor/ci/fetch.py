@@ -7,7 +7,7 @@ a private bare repository, and only the plain files of the student package
 are copied out, read as raw blobs. What a checkout could do, and this never
 does:
 
-- follow a symbolic link: ``mynn/walk.py -> ../../graders/test_03_walk.py``
+- follow a symbolic link: ``mynn/walk.py -> ../../graders/03_walk/test_03_walk.py``
   would make the trusted side read a hidden grader and hand it to the
   student's code, which can raise it into its feedback. Links are refused;
 - fetch a submodule, another repository altogether: refused;

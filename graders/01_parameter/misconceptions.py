@@ -1,0 +1,105 @@
+"""Misconceptions of exercise 01, Parameter. The scenarios observe fields named
+after the expressions they evaluate (``p.requires_grad``)."""
+from modlab.grading.catalog import misconception
+
+
+def _is_parameter(e) -> bool:
+    """The submission's Parameter(...) is a Parameter: a precondition of every
+    entry that blames one particular method of the class."""
+    return all(y == "Parameter" for _, y in e.pairs("type(p).__name__"))
+
+
+@misconception("new-returns-plain-tensor", "01", """
+    Parameter.__new__ must return an instance of the class: torch.Tensor._make_subclass(cls, data,
+    requires_grad) re-labels data's storage as a Parameter; returning data itself (or a tensor made from
+    it) gives a plain Tensor that no Module will register""")
+def new_returns_plain_tensor(e):
+    """torch made a Parameter where the submission's Parameter(data) is a plain Tensor."""
+    return any(t == "Parameter" and y == "Tensor" for t, y in e.pairs("type(p).__name__"))
+
+
+@misconception("requires-grad-default", "01", """
+    a Parameter requires grad unless told otherwise: requires_grad defaults to True, so that
+    backward() fills p.grad for the optimizer""")
+def requires_grad_default(e):
+    """Parameter(data) without requires_grad= does not require grad."""
+    return _is_parameter(e) and any(t is True and y is False for t, y in e.pairs("p.requires_grad"))
+
+
+@misconception("parameter-copies-data", "01", """
+    Parameter(data) wraps data's own storage: torch.Tensor._make_subclass(cls, data, requires_grad) makes
+    no copy, so writing to data changes the Parameter; data.clone(), torch.tensor(data) or
+    data.detach().clone() copy""")
+def parameter_copies_data(e):
+    """torch's Parameter shares data's storage, the submission's does not."""
+    return any(t is True and y is False for t, y in e.pairs("p shares data's storage"))
+
+
+@misconception("requires-grad-ignored", "01", """
+    Parameter(data, requires_grad=False) must not require grad: pass requires_grad on to
+    _make_subclass instead of always using True""")
+def requires_grad_ignored(e):
+    """Parameter(t, requires_grad=False) requires grad in the submission."""
+    return any(t is False and y is True for t, y in
+               e.pairs("Parameter(t, requires_grad=False).requires_grad") + e.pairs("Parameter(t, False).requires_grad"))
+
+
+@misconception("no-grad-drops-requires-grad", "01", """
+    requires_grad is set on the Parameter itself, so torch.no_grad() cannot switch it off:
+    _make_subclass(cls, data, requires_grad) sets the flag directly, while a tensor made by an operation
+    (data * 1, data.requires_grad_() inside no_grad) does not require grad there""")
+def no_grad_drops_requires_grad(e):
+    """A Parameter made under torch.no_grad() does not require grad in the submission, one made outside does."""
+    return not e.differing("p.requires_grad") and any(
+        t is True and y is False for t, y in e.pairs("under no_grad: p.requires_grad"))
+
+
+@misconception("default-data", "01", "Parameter() with no data holds an empty tensor: torch.empty(0)")
+def default_data(e):
+    """Parameter() is not an empty 1-D tensor in the submission."""
+    return any(t.shape == (0,) and getattr(y, "shape", None) != (0,) for t, y in e.pairs("Parameter()"))
+
+
+@misconception("operations-keep-parameter", "01", """
+    operations on a Parameter give plain Tensors: a sum or a product of weights is not itself a weight.
+    torch.nn.Parameter runs every torch function as on a plain tensor (__torch_function__ is
+    torch._C._disabled_torch_function_impl), so only the Parameter you registered is a Parameter""")
+def operations_keep_parameter(e):
+    """torch's results of operations are plain Tensors where the submission's are Parameters."""
+    results = any(t == "Tensor" and y == "Parameter"
+                  for kinds_t, kinds_y in e.pairs("types of the results")
+                  for t, y in zip(kinds_t.values(), kinds_y.values()))
+    return results or e.here == ("Tensor", "Parameter") and e.difference.path[-1].value == "class"
+
+
+@misconception("repr-prefix", "01", """
+    repr(p) is 'Parameter containing:' on its own line, then the tensor's own repr
+    (tensor([...], requires_grad=True)), printed as for a plain tensor""")
+def repr_prefix(e):
+    """The submission's Parameter (a Parameter, with torch's requires_grad) prints otherwise than torch's."""
+    same_flags = all(t == y for t, y in e.pairs("requires_grad"))
+    return _is_parameter(e) and same_flags and bool(e.differing("repr(Parameter(torch.ones(2)))")
+                                                   or e.differing("repr(Parameter(torch.zeros(1), requires_grad=False))"))
+
+
+@misconception("deepcopy-not-a-copy", "01", """
+    copy.deepcopy(p) must give a new Parameter over copied data with p's requires_grad, once per
+    object: __deepcopy__(memo) builds type(self)(self.detach().clone(), self.requires_grad) and records
+    it in memo[id(self)], so a Parameter shared within a model is copied once""")
+def deepcopy_not_a_copy(e):
+    """The submission's Parameter itself is right, but its deep copy differs from torch's."""
+    copy_fields = ("type(copy).__name__", "copy is p", "copy shares p's storage", "copy.requires_grad",
+                   "both copies are one object")
+    parameter_right = _is_parameter(e) and not e.differing("p.requires_grad")
+    return parameter_right and any(e.differing(field) for field in copy_fields)
+
+
+@misconception("pickle-loses-parameter", "01", """
+    torch.save pickles through __reduce_ex__: return (a rebuild function, its arguments) that makes a
+    Parameter again over the same data with the same requires_grad, as torch._utils._rebuild_parameter
+    does; without it the loaded tensor is a plain Tensor or forgets requires_grad""")
+def pickle_loses_parameter(e):
+    """The submission's Parameter is right (class, requires_grad), but after torch.save and torch.load its
+    class, requires_grad or sharing differ."""
+    loaded_fields = ("type(loaded).__name__", "loaded.requires_grad", "both loaded are one object")
+    return _is_parameter(e) and not e.differing("p.requires_grad") and any(e.differing(f) for f in loaded_fields)

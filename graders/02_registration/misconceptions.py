@@ -1,0 +1,233 @@
+"""Misconceptions of exercise 02, registration. Most detectors read the
+``registers(m)`` views (:mod:`modlab.grading.probes`): by name, what
+``_parameters``, ``_buffers``, ``_modules`` and ``__dict__`` hold."""
+from __future__ import annotations
+
+from modlab.grading.catalog import misconception
+
+from ..shared.misconceptions import raised, views
+
+REGISTER_NAMES = ("_parameters", "_buffers", "_modules")
+
+
+def _registered(view: dict, register: str) -> dict:
+    value = view.get(register)
+    return value if isinstance(value, dict) else {}
+
+
+def _moved_to_dict(e, register: str, wanted) -> bool:
+    """torch registered a name in ``register`` (its kind passing ``wanted``);
+    the submission holds the same kind under that name in ``__dict__`` instead."""
+    for t, y in views(e, "_parameters", "__dict__"):
+        for name, kind in _registered(t, register).items():
+            if wanted(kind) and name not in _registered(y, register) and y["__dict__"].get(name) == kind:
+                return True
+    return False
+
+
+@misconception("module-left-in-dict", "02", """
+    a submodule assigned to self must go into _modules: left in __dict__ it is never registered, and
+    parameters(), state_dict() and .to() never see it""")
+def module_left_in_dict(e):
+    """torch registered a module in _modules where the submission keeps it in __dict__."""
+    return _moved_to_dict(e, "_modules", lambda kind: kind is not None)
+
+
+@misconception("parameter-left-in-dict", "02", """
+    a Parameter assigned to self must be registered in _parameters (through register_parameter): kept in
+    __dict__ it is an ordinary attribute that parameters(), state_dict() and the optimizer never see""")
+def parameter_left_in_dict(e):
+    """torch registered a Parameter in _parameters where the submission keeps that Parameter in __dict__."""
+    return _moved_to_dict(e, "_parameters", lambda kind: kind == "Parameter")
+
+
+@misconception("tensor-registered-as-parameter", "02", """
+    only a Parameter is registered: a plain tensor assigned to self is an ordinary attribute (a buffer
+    needs register_buffer), so __setattr__ checks isinstance(value, Parameter), not torch.Tensor""")
+def tensor_registered_as_parameter(e):
+    """torch keeps a plain Tensor in __dict__ where the submission registered it."""
+    for t, y in views(e, "_parameters", "__dict__"):
+        for name, kind in t["__dict__"].items():
+            if kind == "Tensor" and any(name in _registered(y, r) for r in REGISTER_NAMES):
+                return True
+    return False
+
+
+@misconception("name-stays-in-old-register", "02", """
+    a name holds one thing: assigning a new kind of value to it removes the name from __dict__ and from
+    the other registers first, or the old value keeps answering (__getattr__ finds it) and keeps being saved""")
+def name_stays_in_old_register(e):
+    """A name sits in two places (registers or __dict__) in the submission, in one in torch; or
+    registering a name that is an ordinary attribute raised "already exists" where torch moved it."""
+    if any(t is None and raised(y, "KeyError") and "already exists" in y.message
+           for t, y in e.pairs_where(lambda name, value: name.startswith("m."))):
+        return True
+    if _any_raised_differs(e):
+        return False
+    for t, y in views(e, "_parameters", "__dict__"):
+        places_t = _places(t)
+        for name, places in _places(y).items():
+            if len(places) > 1 and len(places_t.get(name, ())) == 1:
+                return True
+    return False
+
+
+def _any_raised_differs(e) -> bool:
+    """Whether an observed call raised in one world and not alike in the other:
+    then the registers differ as a consequence, not as evidence of their own."""
+    return any(raised(t) != raised(y) or raised(t) and t.type != y.type
+               for t, y in e.pairs_where(lambda name, value: raised(value) or name.startswith(("m.", "del m."))))
+
+
+def _places(view: dict) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for place in (*REGISTER_NAMES, "__dict__"):
+        for name in _registered(view, place):
+            found.setdefault(name, []).append(place)
+    return found
+
+
+@misconception("replacing-moves-to-the-end", "02", """
+    replacing a registered value keeps its place in the register: assign into the existing key
+    (register[name] = value); deleting the name first, or popping it, moves it to the end and changes
+    the order of parameters() and state_dict()""")
+def replacing_moves_to_the_end(e):
+    """A register holds torch's names in another order."""
+    for t, y in views(e, "_parameters", "__dict__"):
+        for register in REGISTER_NAMES:
+            names_t, names_y = list(_registered(t, register)), list(_registered(y, register))
+            if names_t != names_y and sorted(names_t) == sorted(names_y):
+                return True
+    return False
+
+
+@misconception("delattr-skips-registers", "02", """
+    del self.name must remove name from the register that holds it (a buffer from
+    _non_persistent_buffers_set too): registered values are not in __dict__, so object.__delattr__
+    alone raises AttributeError for them""")
+def delattr_skips_registers(e):
+    """``del m.name`` worked in torch, and raised or left the name registered in the submission."""
+    for t, y in e.pairs_where(lambda name, value: name.startswith("del m.")):
+        if t is None and raised(y):
+            return True
+    return False
+
+
+@misconception("non-persistent-not-recorded", "02", """
+    register_buffer(name, tensor, persistent=False) adds name to _non_persistent_buffers_set (and
+    persistent=True removes it): state_dict() leaves those buffers out""")
+def non_persistent_not_recorded(e):
+    """The buffers agree with torch's, the set of non-persistent names does not."""
+    return any(t["_buffers"] == y.get("_buffers") and t["_non_persistent_buffers_set"] != y.get("_non_persistent_buffers_set")
+               for t, y in views(e, "_buffers", "_non_persistent_buffers_set"))
+
+
+@misconception("none-slot-dropped", "02", """
+    None registers an empty slot: register_parameter(name, None), register_buffer(name, None) and
+    add_module(name, None) keep name in the register with the value None, so that assigning None later,
+    or a Parameter, finds the slot""")
+def none_slot_dropped(e):
+    """torch keeps a name with None in a register; the submission has no such name there, or a value in it."""
+    for t, y in views(e, "_parameters", "__dict__"):
+        for register in REGISTER_NAMES:
+            ours = _registered(y, register)
+            if any(kind is None and ours.get(name, "gone") is not None for name, kind in _registered(t, register).items()):
+                return True
+    return False
+
+
+@misconception("setattr-guard-missing", "02", """
+    __setattr__ must refuse a Parameter or a Module assigned before Module.__init__() created the
+    registers: raise AttributeError("cannot assign parameters before Module.__init__() call"), which tells
+    the author of the subclass to call super().__init__() first (register_buffer checks the same)""")
+def setattr_guard_missing(e):
+    """torch raised AttributeError for an assignment before super().__init__(); the submission did not,
+    though it registers the same assignments made after super().__init__() as torch does."""
+    control = e.pairs("with super().__init__() first")
+    return bool(control) and all(t == y for t, y in control) and any(
+        raised(t, "AttributeError") and not raised(y)
+        for t, y in e.pairs_where(lambda name, value: "before super().__init__()" in name))
+
+
+@misconception("tensor-onto-parameter-name-accepted", "02", """
+    a registered name only takes its own kind: a plain tensor (or a number) assigned to a parameter's
+    name raises TypeError "(Parameter or None expected)", to a module's name "(Module or None expected)";
+    storing it silently hides the parameter behind a bare attribute""")
+def tensor_onto_parameter_name_accepted(e):
+    """torch raised TypeError "... expected" for an assignment onto a name registered alike in both
+    worlds; the submission raised nothing."""
+    if any(t != y for t, y in e.pairs("registers before")):
+        return False
+    return any(raised(t, "TypeError") and "expected)" in t.message and not raised(y)
+               for t, y in e.pairs_where(lambda name, value: raised(value)))
+
+
+@misconception("bad-names-accepted", "02", """
+    register_parameter, register_buffer and add_module check the name as torch does: KeyError for a
+    dotted name, an empty name or one already used by another attribute, TypeError for a name that is not
+    a string (dotted names would break the walk's names and state_dict keys)""")
+def bad_names_accepted(e):
+    """torch rejected a name (its message says so); the submission raised nothing."""
+    name_errors = ("contain", "empty string", "already exists", "name should be a string")
+    return any(raised(t, "KeyError", "TypeError") and any(m in t.message for m in name_errors)
+               and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
+
+
+@misconception("wrong-kind-accepted", "02", """
+    each register checks its value: register_parameter takes a Parameter or None (TypeError) that is a
+    leaf (ValueError for a computed tensor), register_buffer a Tensor or None, add_module a Module or None
+    (TypeError)""")
+def wrong_kind_accepted(e):
+    """torch rejected a value of the wrong kind; the submission raised nothing."""
+    kind_errors = ("or None required)", "is not a Module subclass", "non-leaf")
+    return any(raised(t, "TypeError", "ValueError") and any(m in t.message for m in kind_errors)
+               and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
+
+
+@misconception("getattr-misses-a-register", "02", """
+    __getattr__ must look in _parameters, _buffers and _modules: registered values are not in __dict__,
+    so Python calls __getattr__ for each of them""")
+def getattr_misses_a_register(e):
+    """Reading a registered name found it in torch and not in the submission."""
+    return any(t is True and (y is False or raised(y, "AttributeError"))
+               for t, y in e.pairs_where(lambda name, value: " is m._" in name))
+
+
+@misconception("getattr-raises-attribute-error", "02", """
+    a name found nowhere must raise AttributeError ("'Module' object has no attribute 'x'"): hasattr(),
+    getattr(m, name, default) and copy rely on exactly that exception""", on_raise=True)
+def getattr_raises_attribute_error(e):
+    """A missing name raised AttributeError in torch and something else (or nothing) in the submission;
+    or the submission's own __getattr__ raised another exception."""
+    if e.raised is not None:
+        frames = e.raised.get("frames", [])
+        return bool(frames) and frames[-1][2].endswith("__getattr__") and e.raised.get("type") != "AttributeError"
+    missing = e.pairs("m.nothing_here") + e.pairs("hasattr(m, 'nothing_here')")
+    return any(t != y and not raised(y, "AttributeError") for t, y in missing)
+
+
+@misconception("buffer-left-in-dict", "02", """
+    assigning nn.Buffer(t) registers a buffer: __setattr__ checks isinstance(value, Buffer) and calls
+    register_buffer(name, value, value.persistent); left in __dict__ it is a bare tensor that state_dict()
+    and .to() never see""")
+def buffer_left_in_dict(e):
+    """torch registered a buffer in _buffers where the submission keeps that tensor in __dict__."""
+    return _moved_to_dict(e, "_buffers", lambda kind: kind == "Tensor")
+
+
+@misconception("dir-misses-registers", "02", """
+    dir(module) lists what the module holds: registered values live in _parameters, _buffers and _modules,
+    not in __dict__, so __dir__ adds their names to the class's and the instance's (leaving out names that
+    start with a digit, such as a container's '0')""")
+def dir_misses_registers(e):
+    """dir() lacks names torch lists, each of them in the submission's own registers, and lists none torch
+    does not."""
+    yours_registered = {name.split(":")[0]: y for name, _, y in e.fields() if name.endswith(": the registered names")}
+    for name, t, y in e.fields():
+        if not (name.endswith(", the names above") and isinstance(t, list) and isinstance(y, list)):
+            continue
+        registered = yours_registered.get(name.split(":")[0])
+        missing = set(t) - set(y)
+        if isinstance(registered, list) and missing and set(y) <= set(t) and missing <= set(registered):
+            return True
+    return False

@@ -1,0 +1,260 @@
+"""Misconceptions of exercise 03, the walk. Scenarios key each observation by
+the call that made it (``root.named_parameters(prefix='model')``) and show a
+walk as its ``[name, value]`` pairs, so detectors compare names: which are
+missing or extra, and in what order they come."""
+from __future__ import annotations
+
+import re
+
+from modlab.grading.catalog import misconception
+from modlab.grading.evidence import named, names
+
+from ..shared.misconceptions import raised
+
+PREFIX = re.compile(r"prefix='([^']*)'")
+ALIASES = "names with remove_duplicate=False"
+
+
+def walks(e, *, of: str = "named_", without: str = "remove_duplicate=False"):
+    """``(field, torch names, your names, torch pairs, your pairs)`` of each walk field."""
+    return [(field, names(t), names(y), t, y) for field, t, y in e.fields()
+            if of in field and (not without or without not in field)]
+
+
+def _gaps(want: list, got: list) -> tuple[list, list]:
+    missing = [n for n in want if n not in got]
+    extra = [n for n in got if n not in want] + _repeats(got, want)
+    return missing, extra
+
+
+def _repeats(got: list, want: list) -> list:
+    return [n for i, n in enumerate(got) if n in got[:i] and got.count(n) > want.count(n)]
+
+
+def _aliases(e) -> set[str]:
+    return {name for t, _ in e.pairs(ALIASES) for name in t}
+
+
+@misconception("tied-twice", "03", """
+    tied weights counted twice: the walk must remember which tensors (by identity) it already yielded and
+    skip them when remove_duplicate=True, so a Parameter registered in two modules is trained and counted once""")
+def tied_twice(e):
+    """A parameter or buffer walk yields torch's names plus aliases torch yields only with
+    remove_duplicate=False, while the modules are walked as torch walks them."""
+    modules_right = all(t == y for t, y in e.pairs("root.named_modules()"))
+    for field, want, got, _, _ in walks(e):
+        missing, extra = _gaps(want, got)
+        if ("named_parameters" in field or "named_buffers" in field) and extra and not missing \
+                and set(extra) <= _aliases(e) and modules_right:
+            return True
+    return False
+
+
+@misconception("shared-module-twice", "03", """
+    a module reachable under two names is one module: named_modules() remembers the modules it yielded
+    (the memo set, by identity) and yields each once, under its first name, unless remove_duplicate=False""")
+def shared_module_twice(e):
+    """named_modules() yields torch's names plus aliases torch yields only with remove_duplicate=False."""
+    for field, want, got, _, _ in walks(e, of="named_modules"):
+        missing, extra = _gaps(want, got)
+        if extra and not missing and set(extra) <= _aliases(e):
+            return True
+    return False
+
+
+@misconception("remove-duplicate-ignored", "03", """
+    remove_duplicate=False yields a tied Parameter or a shared module under every name it is registered as:
+    the walk must then neither record nor skip what it has seen""")
+def remove_duplicate_ignored(e):
+    """A remove_duplicate=False walk lacks names torch yields, and has none torch lacks."""
+    for field, want, got, _, _ in walks(e, of="remove_duplicate=False", without=""):
+        missing, extra = _gaps(want, got)
+        if missing and not extra:
+            return True
+    return False
+
+
+def _module_of(name: str, modules_walk: bool) -> str:
+    if modules_walk:
+        return name
+    return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def _strictly_above(a: str, b: str) -> bool:
+    return a != b and (a == "" or b.startswith(a + "."))
+
+
+def _post_order(order: list, modules_walk: bool) -> bool:
+    """No name comes before a name of a module strictly below it (descendants first)."""
+    paths = [_module_of(n, modules_walk) for n in order]
+    return all(not _strictly_above(paths[i], paths[j]) for i in range(len(paths)) for j in range(i + 1, len(paths)))
+
+
+def _related(a: str, b: str, modules_walk: bool) -> bool:
+    ma, mb = _module_of(a, modules_walk), _module_of(b, modules_walk)
+    return _strictly_above(ma, mb) or _strictly_above(mb, ma)
+
+
+def _unrelated_order_kept(want: list, got: list, modules_walk: bool) -> bool:
+    """Names in no ancestor relation keep torch's relative order."""
+    position = {n: i for i, n in enumerate(got)}
+    return all(position[a] < position[b] for i, a in enumerate(want) for b in want[i + 1:]
+               if not _related(a, b, modules_walk))
+
+
+def _reordered(e):
+    """``(field, torch names, your names)`` for walks with the same names in another order."""
+    return [(field, want, got) for field, want, got, _, _ in walks(e, without="")
+            if want != got and sorted(want) == sorted(got) and len(set(got)) == len(got)]
+
+
+@misconception("children-first", "03", """
+    torch's order is a module's own members first, then each child's subtree, depth first:
+    named_modules() yields the module itself before recursing into its children""")
+def children_first(e):
+    """Same names as torch, reordered so that every module's members come after its descendants'
+    (siblings keep torch's order)."""
+    for field, want, got in _reordered(e):
+        modules_walk = "named_modules" in field
+        if _post_order(got, modules_walk) and _unrelated_order_kept(want, got, modules_walk):
+            return True
+    return False
+
+
+@misconception("walk-order", "03", """
+    torch's order is registration order: dicts keep insertion order, so walk _parameters, _buffers and
+    _modules as they are, own members first, then each child in the order it was assigned; sorting the
+    names, or collecting them in a set, reorders them""")
+def walk_order(e):
+    """Same names as torch in an order that is not torch's, and not explained by children coming first."""
+    for field, want, got in _reordered(e):
+        modules_walk = "named_modules" in field
+        if not (_post_order(got, modules_walk) and _unrelated_order_kept(want, got, modules_walk)):
+            return True
+    return False
+
+
+@misconception("dotted-names", "03", """
+    names are joined with a dot, and only between two parts: 'encoder.weight' below the top, 'weight' at
+    the top (no leading dot), 'model.weight' under prefix='model'""")
+def dotted_names(e):
+    """The submission's names are torch's with dots added, dropped or moved."""
+    for field, want, got, _, _ in walks(e, without=""):
+        if want != got and len(want) == len(got) and [n.replace(".", "") for n in want] == [n.replace(".", "") for n in got]:
+            return True
+    return False
+
+
+@misconception("prefix-ignored", "03", """
+    prefix is the name of the module the walk starts from: every yielded name starts with it
+    (prefix='model' gives 'model.weight', and named_modules yields the module itself as 'model'),
+    and the recursive calls pass the child's full dotted name on as their prefix""")
+def prefix_ignored(e):
+    """With a prefix, the submission yields torch's names without that prefix."""
+    for field, want, got, _, _ in walks(e, without=""):
+        found = PREFIX.search(field)
+        if found and found.group(1) and want != got and got == [_strip(n, found.group(1)) for n in want]:
+            return True
+    return False
+
+
+def _strip(name: str, prefix: str) -> str:
+    return "" if name == prefix else name.removeprefix(prefix + ".")
+
+
+@misconception("none-slot-yielded", "03", """
+    an empty slot (register_parameter(name, None), add_module(name, None)) is kept in the register but never
+    yielded by the walk: skip the None values""")
+def none_slot_yielded(e):
+    """The submission yields a name with the value None that torch does not yield."""
+    for field, want, got, _, y in walks(e, without=""):
+        if any(value is None and name not in want for name, value in named(y).items()):
+            return True
+    return False
+
+
+@misconception("recurse-ignored", "03", """
+    recurse=False means this module's own members only: the walk must not descend into the children""")
+def recurse_ignored(e):
+    """With recurse=False, the submission yields torch's names plus names of members of submodules."""
+    for field, want, got, _, _ in walks(e, without=""):
+        found = PREFIX.search(field)
+        depth = (found.group(1).count(".") + 1) if found and found.group(1) else 0
+        missing, extra = _gaps(want, got)
+        if "recurse=False" in field and extra and not missing and all(n.count(".") > depth for n in extra):
+            return True
+    return False
+
+
+@misconception("walk-yields-copies", "03", """
+    the walk yields the registered objects themselves: the optimizer updates exactly those tensors, so
+    yielding copies (p.clone(), p.detach(), a new Parameter) trains nothing""")
+def walk_yields_copies(e):
+    """A value yielded under the same name is the registered object in torch and not in the submission."""
+    for view_t, view_y in e.pairs("is the registered object"):
+        ours = named(view_y)
+        if any(t is True and ours.get(name) is False for name, t in named(view_t).items()):
+            return True
+    return False
+
+
+@misconception("children-not-distinct", "03", """
+    named_children() yields each direct child once (a child registered under two names only under the
+    first), and never a grandchild: it reads _modules of this module only""")
+def children_not_distinct(e):
+    """named_children() yields names torch does not: repeats of a child, or deeper modules."""
+    for field, want, got, _, _ in walks(e, of="named_children"):
+        missing, extra = _gaps(want, got)
+        if extra and not missing:
+            return True
+    return False
+
+
+@misconception("memo-ignored", "03", """
+    named_modules(memo) shares one set with its recursive calls: a module already in memo is skipped with
+    everything below it, and each module yielded is added to it""")
+def memo_ignored(e):
+    """A walk given a memo yields, with torch's names, modules torch skipped; or fills the memo otherwise."""
+    for field, want, got, _, _ in walks(e, of="memo="):
+        missing, extra = _gaps(want, got)
+        if extra and not missing:
+            return True
+    return bool(e.differing("len(memo)") or e.differing("root in memo") or e.differing("root.body in memo"))
+
+
+@misconception("non-persistent-not-walked", "03", """
+    named_buffers() yields every buffer, persistent or not: persistent=False only keeps a buffer out of
+    state_dict(), it is still part of the model that .to() moves""")
+def non_persistent_not_walked(e):
+    """named_buffers() lacks exactly the buffers the scenario registered with persistent=False."""
+    non_persistent = {name for t, _ in e.pairs("non-persistent buffers") for name in t}
+    for field, want, got, _, _ in walks(e, of="named_buffers"):
+        missing, extra = _gaps(want, got)
+        if missing and not extra and all(n.rsplit(".", 1)[-1] in non_persistent for n in missing):
+            return True
+    return False
+
+
+def _lookups(e):
+    """``(torch, yours)`` of each ``root.get_*(path)`` observed."""
+    return e.pairs_where(lambda name, value: name.startswith(("root.get_", "root.set_submodule(")))
+
+
+@misconception("lookup-raises-key-error", "03", """
+    get_submodule follows the path one attribute at a time (getattr for each dotted name, checking that
+    each is a Module) and raises AttributeError for a name that is missing, as attribute access does; a
+    lookup in dict(named_modules()) raises KeyError instead, misses a module shared under a second name
+    and walks the whole tree""")
+def lookup_raises_key_error(e):
+    """A dotted-path lookup raised AttributeError in torch and KeyError in the submission."""
+    return any(raised(t, "AttributeError") and raised(y, "KeyError") for t, y in _lookups(e))
+
+
+@misconception("lookup-kind-unchecked", "03", """
+    a dotted path must end in the kind asked for: get_submodule checks that each step is a Module
+    ("`w` is not an nn.Module"), get_parameter that the end is a Parameter, get_buffer that the name is in
+    the module's _buffers; anything else raises AttributeError instead of being returned""")
+def lookup_kind_unchecked(e):
+    """torch raised AttributeError "... is not ..." for a path ending in the wrong kind; the submission
+    returned something."""
+    return any(raised(t, "AttributeError") and " is not " in t.message and not raised(y) for t, y in _lookups(e))

@@ -1,0 +1,156 @@
+"""Misconceptions of exercise 05, containers. Scenarios show a container as
+``contents(c)``: ``{"type": class, "registered": [[name, label], ...]}``, where
+a leaf's label is its tag, so detectors can tell a name from what it holds."""
+from __future__ import annotations
+
+import re
+
+from modlab.grading.catalog import misconception
+
+from ..shared.misconceptions import raised, views
+
+NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
+SEQUENCES = ("Sequential", "ModuleList")
+
+
+def _contents(e):
+    """``(torch, yours)`` pairs of container views of the same class."""
+    return [(t, y) for t, y in views(e, "type", "registered")
+            if isinstance(t["registered"], list) and y.get("type") == t["type"]]
+
+
+def _labels(view) -> list:
+    registered = view.get("registered")
+    return [item[1] for item in registered] if isinstance(registered, list) else []
+
+
+def _names(view) -> list:
+    registered = view.get("registered")
+    return [item[0] for item in registered] if isinstance(registered, list) else []
+
+
+def _emptied(e, types) -> bool:
+    """torch registered children in a container of ``types``; the submission registered none."""
+    return any(t["type"] in types and t["registered"] and y.get("registered") in ([], "<no _modules>")
+               for t, y in _contents(e))
+
+
+@misconception("container-keeps-a-plain-list", "05", """
+    a container that keeps its layers in a plain Python list never registers them: Sequential and ModuleList
+    add each child with add_module(str(index), module), so that parameters(), state_dict() and .to() see it""")
+def container_keeps_a_plain_list(e):
+    """torch's Sequential or ModuleList registered children; the submission's registered none."""
+    return _emptied(e, SEQUENCES)
+
+
+@misconception("container-keeps-a-plain-dict", "05", """
+    layers kept in a plain Python dict are never registered: a ModuleDict registers each value as a
+    submodule under its key (add_module(key, module))""")
+def container_keeps_a_plain_dict(e):
+    """torch's ModuleDict registered children; the submission's registered none."""
+    return _emptied(e, ("ModuleDict",))
+
+
+@misconception("container-accepts-non-modules", "05", """
+    a container holds modules only: it registers every child with add_module, which raises TypeError for
+    anything else (Sequential(a, 3), ModuleList([layer, 3]), append(3), ModuleDict({'x': 3}))""")
+def container_accepts_non_modules(e):
+    """torch raised for a value that is not a module; the submission raised nothing, or registered it,
+    though it registers modules as torch does."""
+    if _emptied(e, (*SEQUENCES, "ModuleDict")):
+        return False
+    refused = ("is not a Module subclass", "should be of type")
+    if any(raised(t, "TypeError", "AssertionError") and any(m in t.message for m in refused) and not raised(y)
+           for t, y in e.pairs_where(lambda name, value: raised(value))):
+        return True
+    return any(any(isinstance(label, str) and label.startswith("<") for label in _labels(y)) for _, y in _contents(e))
+
+
+def _same_children_other_names(t, y) -> bool:
+    return _labels(t) == _labels(y) and _names(t) != _names(y)
+
+
+def _operation(e) -> str:
+    ops = [t for t, _ in e.pairs("operation")]
+    return ops[0][0] if ops and isinstance(ops[0], (list, tuple)) and ops[0] else ""
+
+
+@misconception("no-renumbering", "05", """
+    after a deletion, Sequential and ModuleList renumber their children '0', '1', ... so names match positions
+    again: without the renumbering the next append reuses a name and overwrites a layer""")
+def no_renumbering(e):
+    """A container holds torch's children in torch's order, under names that are not torch's 0, 1, ...
+    (outside a slice)."""
+    if _operation(e) == "get_slice" or any(":" in name for name in e.difference.names if isinstance(name, str)):
+        return False
+    return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
+               for t, y in _contents(e))
+
+
+@misconception("slice-names", "05", """
+    a slice of a Sequential keeps its children's names (model[1:] holds '1', '2'), while a slice of a
+    ModuleList is a new list numbered from '0'; both are new containers of the same class""")
+def slice_names(e):
+    """A slice holds torch's children in torch's order under other names."""
+    in_slice = _operation(e) == "get_slice" or any(":" in name for name in e.difference.names if isinstance(name, str))
+    return in_slice and any(_same_children_other_names(t, y) for t, y in _contents(e))
+
+
+@misconception("negative-index-unsupported", "05", """
+    an index counts from the end when negative, as for a list: model[-1] is the last child; normalise it
+    (idx % len(self)) after checking -len <= idx < len, then look up the name at that position""")
+def negative_index_unsupported(e):
+    """Non-negative indices find torch's children, negative ones do not."""
+    negative = e.pairs_where(lambda name, value: bool(NEGATIVE_INDEX.search(name)) and value is True)
+    positive = e.pairs_where(lambda name, value: " is child " in name and not NEGATIVE_INDEX.search(name))
+    return bool(negative) and all(t == y for t, y in positive) and any(y is not True for _, y in negative)
+
+
+@misconception("plus-not-a-new-container", "05", """
+    a + b makes a new container holding both's children (shared, not copied) and leaves a unchanged; only
+    a += b extends a in place""")
+def plus_not_a_new_container(e):
+    """``a + b`` is ``a`` itself in the submission, a new container in torch."""
+    return any(t is False and y is True for t, y in e.pairs_where(lambda name, value: ") is " in name and "+" in name))
+
+
+@misconception("repeat-copies-children", "05", """
+    model * n repeats the same child objects, renumbered '0', '1', ... (shared, not copied, as in torch):
+    the repeated layers share their weights; copy.deepcopy would make new layers with new weights""")
+def repeat_copies_children(e):
+    """A repeated Sequential holds torch's children by name and tag, but some are other objects than torch's."""
+    for name, t, y in e.fields():
+        if " holds " in name and isinstance(t, list) and isinstance(y, list) and all(v is True for v in t) \
+                and y[:1] == [True] and not all(v is True for v in y):
+            return True
+    return False
+
+
+def _classes(e):
+    return e.pairs_where(lambda name, value: name.startswith("the classes of the values"))
+
+
+@misconception("parameter-container-keeps-tensors", "05", """
+    ParameterList and ParameterDict wrap a plain tensor into a Parameter before storing it (in __setitem__,
+    where every addition goes through), so that it is registered; stored as it is, a tensor is an ordinary
+    attribute that parameters() and the optimizer never see""")
+def parameter_container_keeps_tensors(e):
+    """Where torch holds a Parameter, the submission holds a plain Tensor (the same values otherwise)."""
+    for t, y in _classes(e):
+        if isinstance(t, list) and isinstance(y, list) and len(t) == len(y) and \
+                any(a == "Parameter" and b == "Tensor" for a, b in zip(t, y)) and \
+                all(a == b or (a, b) == ("Parameter", "Tensor") for a, b in zip(t, y)):
+            return True
+    return False
+
+
+@misconception("parameter-dict-not-sorted", "05", """
+    ParameterDict(a plain dict) and update(a plain dict) take the keys in sorted order, as torch does (an
+    OrderedDict or a ParameterDict keeps its own order; pairs keep theirs)""")
+def parameter_dict_not_sorted(e):
+    """Built from a plain dict, the keys are torch's in another order: torch's sorted, the submission's not."""
+    for name, t, y in e.fields():
+        if name.startswith("list(ParameterDict({") and isinstance(t, list) and isinstance(y, list) \
+                and t == sorted(t) and sorted(y) == t and y != t:
+            return True
+    return False

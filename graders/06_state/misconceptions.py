@@ -1,0 +1,243 @@
+"""Misconceptions of exercise 06, state_dict and strict loading. Scenarios show
+a state dict as ``{"type": ..., "items": {key: tensor}}``, list what is not
+state (``non-persistent buffers``) or registered twice (``aliases``), and
+whether each registered tensor is still the same object after a load."""
+from __future__ import annotations
+
+from modlab.grading.catalog import misconception
+from modlab.grading.evidence import TensorView
+
+from ..shared.misconceptions import raised, views
+
+
+def _states(e):
+    """``(torch keys, your keys, torch items, your items)`` of every state dict shown."""
+    return [(list(t["items"]), list(y["items"]), t["items"], y["items"]) for t, y in views(e, "type", "items")
+            if isinstance(t["items"], dict) and isinstance(y.get("items"), dict)]
+
+
+def _left_out(key: str, left_out: set[str]) -> bool:
+    """Whether ``key`` names one of the non-persistent buffers listed (by full key or by name)."""
+    return key in left_out or key.rsplit(".", 1)[-1] in left_out
+
+
+def _listed(e, field: str) -> list[str]:
+    """The names torch lists under ``field``, anywhere in the observation."""
+    return [name for t, _ in e.pairs(field) if isinstance(t, list) for name in t]
+
+
+@misconception("state-order", "06", """
+    state_dict() keeps torch's order: a module's own parameters, then its own persistent buffers, then each
+    child's state under "child.", depth first, in registration order""")
+def state_order(e):
+    """The submission saves torch's keys in another order."""
+    return any(want != got and sorted(want) == sorted(got) for want, got, _, _ in _states(e))
+
+
+@misconception("state-not-recursive", "06", """
+    state_dict() saves the whole tree: after the module's own tensors it calls each child's
+    state_dict(destination, prefix + name + "."), so every submodule's keys are there, dotted""")
+def state_not_recursive(e):
+    """The submission's state lacks exactly torch's keys of submodules (dotted ones), and has none torch lacks."""
+    aliases = _listed(e, "aliases")
+    for want, got, _, _ in _states(e):
+        missing = [k for k in want if k not in got]
+        if missing and set(got) <= set(want) and all("." in k for k in missing) \
+                and not any(k.split(".")[0] in aliases or k in aliases for k in missing):
+            return True
+    return False
+
+
+@misconception("non-persistent-is-state", "06", """
+    a buffer registered with persistent=False (and an empty None slot) is not state: state_dict() leaves it
+    out, and load_state_dict() calls its key unexpected""")
+def non_persistent_is_state(e):
+    """The submission saves a non-persistent buffer (or an empty slot) torch leaves out, or loads its key
+    where torch calls it unexpected."""
+    left_out = set(_listed(e, "non-persistent buffers"))
+    for want, got, _, y_items in _states(e):
+        extra = [k for k in got if k not in want]
+        if extra and all(_left_out(k, left_out) or y_items[k] is None for k in extra):
+            return True
+    for t, y in e.pairs("unexpected_keys"):
+        if isinstance(t, list) and isinstance(y, list) and y and set(y) < set(t) \
+                and all(_left_out(k, left_out) for k in set(t) - set(y)):
+            return True
+    return False
+
+
+@misconception("state-not-detached", "06", """
+    state_dict() values are the tensors detached (tensor.detach()): no grad, same storage, no copy;
+    keep_vars=True gives the Parameters themselves""")
+def state_not_detached(e):
+    """A saved value is a plain tensor that does not require grad in torch, a Parameter or one requiring
+    grad in the submission."""
+    for _, _, t_items, y_items in _states(e):
+        for key, t in t_items.items():
+            y = y_items.get(key)
+            if isinstance(t, TensorView) and isinstance(y, TensorView) and t.cls == "Tensor" and not t.requires_grad \
+                    and (y.cls == "Parameter" or y.requires_grad):
+                return True
+    return any(t.get("class") == "Tensor" and y.get("class") == "Parameter" or t.get("requires_grad") is False
+               and y.get("requires_grad") is True for t, y in views(e, "class", "requires_grad"))
+
+
+@misconception("shared-module-saved-once", "06", """
+    state_dict() walks _modules without skipping repeats: a module registered under two names is saved under
+    both names (and a tied Parameter under each of its names), unlike parameters()""")
+def shared_module_saved_once(e):
+    """The submission's state lacks exactly keys under the names a module or tensor is registered again as."""
+    aliases = _listed(e, "aliases")
+    for want, got, _, _ in _states(e):
+        missing = [k for k in want if k not in got]
+        if aliases and missing and set(got) <= set(want) and all(
+                any(k == alias or k.startswith(alias + ".") for alias in aliases) for k in missing):
+            return True
+    return False
+
+
+@misconception("state-includes-unregistered", "06", """
+    only registered tensors are state: layers kept in a plain list and bare tensor attributes are not in
+    _parameters, _buffers or _modules, so state_dict() must not find them (walk the registers, not __dict__)""")
+def state_includes_unregistered(e):
+    """The submission saves keys torch does not, none of them non-persistent buffers or empty slots."""
+    left_out = set(_listed(e, "non-persistent buffers"))
+    for want, got, _, y_items in _states(e):
+        extra = [k for k in got if k not in want]
+        if extra and set(want) <= set(got) and not any(_left_out(k, left_out) or y_items[k] is None for k in extra):
+            return True
+    return False
+
+
+@misconception("load-rebinds", "06", """
+    load_state_dict() copies into the existing tensors (param.copy_(value) under torch.no_grad()): assigning
+    new tensors or Parameters breaks the optimizer, which still holds the old objects, and gives the model
+    the checkpoint's dtype instead of its own""")
+def load_rebinds(e):
+    """After loading, a registered tensor is the same object in torch and a new one in the submission."""
+    for t, y in e.pairs("is the same tensor after loading"):
+        if isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items()):
+            return True
+    return False
+
+
+def _raise_fields(e, needle: str):
+    return e.pairs_where(lambda name, value: needle in name)
+
+
+@misconception("strict-ignored", "06", """
+    strict=True (the default) must raise RuntimeError when keys are missing or unexpected, listing every one;
+    strict=False returns them as (missing_keys, unexpected_keys) instead""")
+def strict_ignored(e):
+    """A strict load with missing or unexpected keys raised RuntimeError in torch, not in the submission,
+    though the submission finds the same missing and unexpected keys (where the scenario shows them)."""
+    if e.differing("missing_keys") or e.differing("unexpected_keys"):
+        return False
+    for t, y in _raise_fields(e, "strict=True"):
+        if (t == "RuntimeError" or raised(t, "RuntimeError")) and (y == "no error" or not (raised(y) or
+                                                                                          y == "RuntimeError")):
+            return True
+    return False
+
+
+@misconception("first-problem-raises", "06", """
+    load_state_dict() looks at every key before raising: collect missing keys, unexpected keys and size
+    mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
+def first_problem_raises(e):
+    """Both raised RuntimeError; torch's message names every one of several keys, the submission's only one."""
+    for t, y in e.pairs("the error names each key"):
+        if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values()) and sum(map(bool, y.values())) == 1:
+            return True
+    return False
+
+
+@misconception("size-mismatch-forgiven", "06", """
+    a shape mismatch is an error even with strict=False: strict only forgives missing and unexpected keys""")
+def size_mismatch_forgiven(e):
+    """A load with wrong shapes raised RuntimeError in torch with strict=False, not in the submission."""
+    return any(t == "RuntimeError" and y == "no error" for t, y in _raise_fields(e, "wrong shapes"))
+
+
+@misconception("non-strict-keys-wrong", "06", """
+    with strict=False, load_state_dict() returns IncompatibleKeys(missing_keys, unexpected_keys): every key
+    the model expected and did not find, and every key of the state dict the model has no place for""")
+def non_strict_keys_wrong(e):
+    """The returned missing_keys or unexpected_keys differ from torch's, or a strict load's error names
+    several but not all of torch's keys, while every state dict shown has torch's keys in torch's order."""
+    if not all(want == got for want, got, _, _ in _states(e)):
+        return False
+    left_out = set(_listed(e, "non-persistent buffers"))
+    for t, y in e.differing("missing_keys") + e.differing("unexpected_keys"):
+        if isinstance(t, list) and isinstance(y, list) and not all(_left_out(k, left_out) for k in set(t) ^ set(y)):
+            return True
+    return any(isinstance(t, dict) and isinstance(y, dict) and all(t.values()) and 1 < sum(map(bool, y.values())) < len(t)
+               for t, y in e.pairs("the error names each key"))
+
+
+@misconception("metadata-wrong", "06", """
+    state_dict() gives the new OrderedDict a _metadata OrderedDict: under each module's prefix without its
+    trailing dot ('' for the root, 'first', 'first.inner') the dict {'version': module._version}, the
+    version of that module's own class, recorded before the module saves anything""")
+def metadata_wrong(e):
+    """The state dict has torch's keys, its _metadata does not."""
+    keys = e.pairs("model.state_dict() keys")
+    return bool(keys) and all(t == y for t, y in keys) and any(
+        t != y for t, y in e.pairs_where(lambda name, value: name.endswith("._metadata")))
+
+
+@misconception("local-metadata-not-passed", "06", """
+    load_state_dict hands each module's _load_from_state_dict the metadata saved under its own prefix
+    (state_dict._metadata.get(prefix[:-1], {}), {} when the checkpoint has none), so that an override can
+    migrate a checkpoint saved by an older version of its class""")
+def local_metadata_not_passed(e):
+    """Loading a checkpoint the scenario wrote (not one the submission saved), the overrides were called as
+    in torch, with other versions than its metadata holds."""
+    for label, t in e.torch.items():
+        y = e.yours.get(label) if isinstance(e.yours, dict) else None
+        if not (label.startswith("a ") and isinstance(t, dict) and isinstance(y, dict)):
+            continue
+        seen_t, seen_y = t.get("[prefix, version] each override saw"), y.get("[prefix, version] each override saw")
+        if isinstance(seen_t, list) and isinstance(seen_y, list) and seen_t != seen_y \
+                and [p for p, _ in seen_t] == [p for p, _ in seen_y]:
+            return True
+    return False
+
+
+@misconception("child-sees-all-keys", "06", """
+    each child loads from only the keys under its own prefix: load_state_dict passes a child
+    {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}, so a _load_from_state_dict
+    override (and the unexpected-key check) sees only that module's part of the checkpoint""")
+def child_sees_all_keys(e):
+    """An override below the root saw more keys than torch's, all of torch's among them."""
+    for t, y in e.pairs("keys each override saw"):
+        if isinstance(t, list) and isinstance(y, list) and len(t) == len(y):
+            for (prefix_t, keys_t), (prefix_y, keys_y) in zip(t, y):
+                if prefix_t == prefix_y and prefix_t and set(keys_t) < set(keys_y):
+                    return True
+    return False
+
+
+@misconception("extra-state-ignored", "06", """
+    a class that defines get_extra_state() saves its result under prefix + '_extra_state' (after its own
+    tensors, before its children's), and load_state_dict() hands that value to set_extra_state(); a class
+    that does not define them has no such key""")
+def extra_state_ignored(e):
+    """torch's state holds '_extra_state' keys the submission's lacks, or torch restored an extra state the
+    submission did not."""
+    for t, y in e.pairs("model.state_dict()"):
+        if isinstance(t, dict) and isinstance(y, dict):
+            missing = set(t) - set(y)
+            if missing and all(k.endswith("_extra_state") for k in missing):
+                return True
+    return any(t != y for t, y in e.pairs("fresh.counter.calls")) and not any(
+        t != y for t, y in e.pairs("model.state_dict()"))
+
+
+@misconception("assign-copies", "06", """
+    load_state_dict(assign=True) puts the checkpoint's own tensors into the model instead of copying into
+    the existing ones (a plain tensor becomes a Parameter over the same storage, keeping the old
+    Parameter's requires_grad): the way to fill a model built on the meta device""")
+def assign_copies(e):
+    """With assign=True, torch holds the checkpoint's tensor where the submission holds another."""
+    return any(isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items())
+               for t, y in e.pairs("is the checkpoint's tensor after assign"))

@@ -1,0 +1,134 @@
+"""Misconceptions of exercise 07, device and dtype migration. Scenarios show
+every registered tensor by name as ``{"class", "requires_grad", "value",
+"grad"}`` (or ``{"dtype", "device"}``), whether each Parameter is still the
+same object, and mark tensors no one registered with ``unregistered:``."""
+from __future__ import annotations
+
+from modlab.grading.catalog import misconception
+from modlab.grading.evidence import TensorView
+
+from ..shared.misconceptions import raised, views
+
+INTEGER = ("int8", "int16", "int32", "int64", "uint8", "bool")
+
+
+def _is_integer(dtype: str) -> bool:
+    return dtype.removeprefix("torch.") in INTEGER
+
+
+def _entries(e):
+    """``(torch, yours)`` per-tensor entries: the tensor's value and gradient, or its dtype and device."""
+    pairs = []
+    for t, y in views(e, "value", "grad"):
+        pairs.append(({"dtype": _dtype(t["value"]), "device": _device(t["value"]), "grad": t["grad"]},
+                      {"dtype": _dtype(y.get("value")), "device": _device(y.get("value")), "grad": y.get("grad")}))
+    for t, y in views(e, "dtype", "device"):
+        pairs.append(({"dtype": str(t["dtype"]).removeprefix("torch."), "device": t["device"], "grad": None},
+                      {"dtype": str(y.get("dtype")).removeprefix("torch."), "device": y.get("device"), "grad": None}))
+    return pairs
+
+
+def _dtype(value) -> str:
+    return value.dtype if isinstance(value, TensorView) else ""
+
+
+def _device(value) -> str:
+    return value.device if isinstance(value, TensorView) else ""
+
+
+@misconception("new-parameters-on-move", "07", """
+    _apply must keep each Parameter object and replace its data (param.data = fn(param)): a new Parameter
+    leaves an optimizer built before .to() holding tensors the model no longer uses""")
+def new_parameters_on_move(e):
+    """After the move, a Parameter is the same object in torch and a new one in the submission."""
+    return any(t is True and y is False for seen_t, seen_y in e.pairs("is the same Parameter object")
+               for t, y in zip(seen_t, seen_y))
+
+
+@misconception("integer-buffers-cast", "07", """
+    only floating-point and complex tensors take the new dtype: integer and bool buffers (such as
+    num_batches_tracked) keep theirs; only .type() casts every tensor""")
+def integer_buffers_cast(e):
+    """torch kept an integer or bool tensor's dtype where the submission made it floating."""
+    return any(_is_integer(t["dtype"]) and y["dtype"] and not _is_integer(y["dtype"]) for t, y in _entries(e))
+
+
+@misconception("grads-left-behind", "07", """
+    a gradient moves with its parameter: _apply converts param.grad with the same fn, or the next optimizer
+    step mixes dtypes or devices""")
+def grads_left_behind(e):
+    """A parameter's value has torch's dtype and device, its gradient does not."""
+    for t, y in _entries(e):
+        grad_t, grad_y = t["grad"], y["grad"]
+        if t["dtype"] == y["dtype"] and t["device"] == y["device"] and isinstance(grad_t, TensorView) \
+                and isinstance(grad_y, TensorView) and (grad_t.dtype, grad_t.device) != (grad_y.dtype, grad_y.device):
+            return True
+    return False
+
+
+@misconception("tensors-not-converted", "07", """
+    to(), cuda() and cpu() must convert every registered tensor, on every device: parameters (their .data),
+    gradients and buffers, in all the forms torch accepts (device, dtype, both, a tensor, keywords)""")
+def tensors_not_converted(e):
+    """A registered floating tensor has another dtype or device than torch's (not an integer cast)."""
+    for t, y in _entries(e):
+        if not t["dtype"] or not y["dtype"] or _is_integer(t["dtype"]) or _is_integer(y["dtype"]):
+            continue
+        if t["dtype"] != y["dtype"] or t["device"] != y["device"]:
+            return True
+    return False
+
+
+@misconception("unregistered-tensors-moved", "07", """
+    .to() converts registered tensors only: a bare tensor attribute, a Parameter in a plain dict or a layer in
+    a plain list is not part of the model and stays where it was (walk the registers, not __dict__)""")
+def unregistered_tensors_moved(e):
+    """A tensor the scenario left unregistered kept its dtype and device in torch, not in the submission."""
+    for t, y in e.pairs_where(lambda name, value: name.startswith("unregistered:")):
+        items_t, items_y = (t, y) if isinstance(t, list) else ([t], [y])
+        for a, b in zip(items_t, items_y if isinstance(items_y, list) else [items_y]):
+            if _dtype_of(a) and _dtype_of(b) and _dtype_of(a) != _dtype_of(b):
+                return True
+    return False
+
+
+def _dtype_of(value) -> str:
+    if isinstance(value, TensorView):
+        return value.dtype
+    if isinstance(value, dict):
+        return str(value.get("dtype", "")).removeprefix("torch.")
+    return ""
+
+
+@misconception("integer-dtype-accepted", "07", """
+    Module.to() accepts only floating-point or complex dtypes and raises TypeError for any other, before it
+    converts anything""")
+def integer_dtype_accepted(e):
+    """torch refused an integer or bool dtype with TypeError; the submission raised no TypeError."""
+    return any(raised(t, "TypeError") and not raised(y, "TypeError")
+               for t, y in e.pairs_where(lambda name, value: name.startswith("model.to(")))
+
+
+@misconception("type-keeps-integers", "07", """
+    .type(dtype) casts every tensor, integer buffers included (unlike .to(), .float() or .double()): it is
+    _apply(lambda t: t.type(dtype))""")
+def type_keeps_integers(e):
+    """After .type(), torch made an integer buffer floating where the submission kept it an integer."""
+    for t, y in e.pairs_where(lambda name, value: ".type(" in name):
+        if isinstance(t, list) and isinstance(y, list):
+            for (_, a), (_, b) in zip(t, y):
+                if isinstance(a, dict) and isinstance(b, dict) and not _is_integer(_dtype(a.get("value"))) \
+                        and _is_integer(_dtype(b.get("value"))):
+                    return True
+    return False
+
+
+@misconception("apply-order", "07", """
+    apply(fn) and _apply(fn) recurse into children() first (each distinct child once), then handle the module
+    itself, and return self""")
+def apply_order(e):
+    """fn saw torch's modules in another order."""
+    for t, y in e.pairs_where(lambda name, value: name.endswith("in order")):
+        if isinstance(t, list) and isinstance(y, list) and t != y and sorted(map(str, t)) == sorted(map(str, y)):
+            return True
+    return False

@@ -1,0 +1,47 @@
+"""Misconceptions of exercise 09, the capstone: the seeds' models trained with
+the submission's own framework. Scenarios show the initial weights, every
+step's loss, parameter names and counts, and which layers training changed."""
+from __future__ import annotations
+
+from modlab.grading.catalog import misconception
+from modlab.grading.evidence import names
+
+
+@misconception("layers-in-a-plain-list", "09", """
+    a layer kept in a plain Python list is never registered: parameters(), state_dict() and .to() only see
+    what went through __setattr__ or add_module, so the optimizer trains only the head; keep the blocks in a
+    ModuleList""")
+def layers_in_a_plain_list(e):
+    """The submission's model has only some of torch's parameter names (none extra), or training leaves
+    layers unchanged that torch's training changes."""
+    for field, t, y in e.fields():
+        want, got = names(t), names(y)
+        if field == "names" and want and got != want and set(got) < set(want):
+            return True
+    return any(t is True and y is False for changed_t, changed_y in e.pairs("changed")
+               for t, y in zip(changed_t, changed_y))
+
+
+@misconception("layer-built-in-forward", "09", """
+    a layer built inside forward() is a new layer with new random weights on every call: build layers in
+    __init__, use them in forward""")
+def layer_built_in_forward(e):
+    """Calling the same model twice on the same input gives the same output in torch, not in the submission."""
+    return any(t is True and y is False
+               for t, y in e.pairs_where(lambda name, value: name.endswith("twice gives the same output")))
+
+
+@misconception("steps-differ", "09", """
+    the same model, the same seed and the same data must take the same steps: build the layer in __init__ with
+    your Linear (drawing torch's initial weights), compute MSELoss's mean of squared errors, and for each step
+    call zero_grad(), backward() and step() of one torch.optim.SGD over model.parameters()""")
+def steps_differ(e):
+    """The initial weights and the first loss agree with torch's, a later loss does not."""
+    initial = e.pairs("initial")
+    if not initial or not all(len(t) == len(y) and all(e.agree(a, b) for a, b in zip(t, y)) for t, y in initial):
+        return False
+    for t, y in e.pairs("losses"):
+        if isinstance(t, list) and isinstance(y, list) and t and y and e.agree(t[0], y[0]) \
+                and any(not e.agree(a, b) for a, b in zip(t, y)):
+            return True
+    return False

@@ -1,0 +1,100 @@
+"""Misconceptions more than one exercise can show, and the helpers detectors share."""
+from __future__ import annotations
+
+import re
+
+from modlab.grading.catalog import misconception
+from modlab.grading.evidence import RaisedView
+
+REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__init__\(\)")
+
+
+def raised(value, *types: str) -> bool:
+    """Whether an observed value is an exception (of one of ``types``, if given)."""
+    return isinstance(value, RaisedView) and (not types or value.type in types)
+
+
+def views(e, *keys: str) -> list[tuple[dict, dict]]:
+    """The ``(torch, yours)`` pairs of dicts that hold all of ``keys`` (the
+    views a probe such as ``registers()`` returns)."""
+    return [(t, y) for t, y in e.pairs_where(lambda name, value: isinstance(value, dict) and all(k in value for k in keys))
+            if isinstance(y, dict)]
+
+
+@misconception("missing-super-init", "02", """
+    missing super().__init__(): the registers _parameters, _buffers and _modules must exist before the
+    first attribute is assigned, so a Module subclass's __init__ calls super().__init__() first""",
+               on_raise=True)
+def missing_super_init(e):
+    """The submission raised AttributeError about a missing register (or "before Module.__init__()")
+    while running the __init__ of one of its own Module subclasses."""
+    r = e.raised or {}
+    own_init = any(function.endswith(".__init__") and not function.endswith("Module.__init__")
+                   for _, _, function in r.get("frames", []))
+    return r.get("type") == "AttributeError" and bool(REGISTER_TROUBLE.search(r.get("message", ""))) and own_init
+
+
+@misconception("bare-tensor", "08", """
+    a bare tensor where a Parameter was meant: only Parameter objects are registered in _parameters and
+    handed to the optimizer, so a layer's weights are nn.Parameter(torch.empty(...)), initialised in place""")
+def bare_tensor(e):
+    """torch registered a Parameter in _parameters where the submission holds a plain Tensor attribute."""
+    for t, y in views(e, "_parameters", "__dict__"):
+        registered = t["_parameters"] if isinstance(t["_parameters"], dict) else {}
+        for name, kind in registered.items():
+            torch_kind = kind.get("kind") if isinstance(kind, dict) else kind
+            if torch_kind == "Parameter" and y["__dict__"].get(name) == "Tensor":
+                return True
+    return False
+
+
+# Hooks, which exercise 04 teaches and the containers of 05 run as well. Hook scenarios return
+# a ``hook log`` of entries ``"pre <module>"`` and ``"post <module> ..."``.
+
+HOOK_KINDS = ("pre", "post")
+
+
+def hook_entries(log) -> list[str]:
+    return [entry for entry in log if isinstance(entry, str) and entry.split(" ", 1)[0] in HOOK_KINDS]
+
+
+def hook_module(entry: str) -> str:
+    parts = entry.split(" ")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def hook_logs(e):
+    return [(t, y) for t, y in e.pairs_where(lambda name, value: name.startswith("hook log")) if isinstance(y, list)]
+
+
+@misconception("forward-called-directly", "04", """
+    calling forward() directly skips the hooks: __call__ runs the forward pre-hooks, then forward, then the
+    forward hooks, so code that runs a module (a container, a parent's forward) calls child(x), never
+    child.forward(x)""")
+def forward_called_directly(e):
+    """A module's hooks all ran in torch and none of them in the submission, which ran no hook torch did not."""
+    for t, y in hook_logs(e):
+        hooks_t, hooks_y = hook_entries(t), hook_entries(y)
+        silent = {hook_module(entry) for entry in hooks_t} - {hook_module(entry) for entry in hooks_y}
+        if silent and set(hooks_y) <= set(hooks_t):
+            return True
+    return False
+
+
+@misconception("hook-return-ignored", "04", """
+    a hook's return value matters: a forward pre-hook that returns something replaces the input, a forward
+    hook that returns something replaces the output (and the next hook sees the replacement); None keeps them""")
+def hook_return_ignored(e):
+    """Every hook ran as in torch (the hook log agrees), and a call made with a replacing hook returned
+    something else."""
+    logs = hook_logs(e)
+    logs_agree = bool(logs) and all(t == y for t, y in logs)
+    replaced = e.pairs_where(lambda name, value: "returning" in name)
+    return logs_agree and any(t != y for t, y in replaced) and not single_value_case(e)
+
+
+def single_value_case(e) -> bool:
+    """Only the single-value pre-hook's call differs (the tuple one agrees)."""
+    tuple_case = e.pairs("m(x) after a pre-hook returning (args[0] * 10, 3)")
+    single_case = e.pairs("m(x) after a pre-hook returning args[0] + 1")
+    return bool(tuple_case) and all(t == y for t, y in tuple_case) and any(t != y for t, y in single_case)
