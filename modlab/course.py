@@ -54,7 +54,7 @@ class Exercise:
 
     @property
     def name(self) -> str:
-        """``03_walk``: the stem used for notebooks, graders and assignments."""
+        """``10_losses``: the stem used for notebooks, graders and assignments."""
         return f"{self.id}_{self.slug}"
 
 
@@ -90,18 +90,18 @@ class Course:
         student's local check), reads every module the package holds as well.
 
         Args:
-            present: the module files the submitted package holds (``walk.py``, ...).
+            present: the module files the submitted package holds (``losses.py``, ...).
 
         Example::
 
-            course.files_read(course.exercise("03"))   # ('walk.py',)
+            course.files_read(course.exercise("10"))   # ('losses.py',)
         """
         if graft and not exercise.cumulative:
             return exercise.files
         return tuple(sorted({*exercise.files, *present}))
 
     def exercise_of_file(self, relpath: str) -> Exercise | None:
-        """The exercise a package file (``walk.py``) belongs to, if any."""
+        """The exercise a package file (``losses.py``) belongs to, if any."""
         for exercise in self.exercises:
             if relpath in exercise.files:
                 return exercise
@@ -218,7 +218,7 @@ def _parse_exercise(raw, where: str) -> Exercise:
     files = tuple(_string(f, f"{where}.files[{i}]") for i, f in enumerate(_list(item.get("files"), f"{where}.files")))
     for index, name in enumerate(files):
         if not name.endswith(".py") or "/" in name or name.startswith("_"):
-            raise CourseError(f"{where}.files[{index}]: expected a module file like 'walk.py', got {name!r}")
+            raise CourseError(f"{where}.files[{index}]: expected a module file like 'losses.py', got {name!r}")
     if not files:
         raise CourseError(f"{where}.files: an exercise needs at least one student file")
     return Exercise(

@@ -11,5 +11,5 @@ class UsageError(Exception):
 
     Example::
 
-        raise UsageError("mynn/walk.py is missing: exercise 03 is written in mynn/walk.py")
+        raise UsageError("mynn/losses.py is missing: exercise 03 is written in mynn/losses.py")
     """

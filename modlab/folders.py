@@ -2,12 +2,12 @@
 
 A student's files for an exercise lie in one of these places, tried in order::
 
-    FOLDER/mynn/walk.py                  the package in the folder (a kit, a class's student folder)
-    FOLDER/walk.py                       the folder is the package, or the files lie beside a notebook
-    FOLDER/03_walk/mynn/walk.py          nbgrader: one assignment folder per exercise,
-    FOLDER/03_walk/walk.py               its files in mynn/ or beside the notebook
+    FOLDER/mynn/losses.py                  the package in the folder (a kit, a class's student folder)
+    FOLDER/losses.py                       the folder is the package, or the files lie beside a notebook
+    FOLDER/10_losses/mynn/losses.py          nbgrader: one assignment folder per exercise,
+    FOLDER/10_losses/losses.py               its files in mynn/ or beside the notebook
 
-An assignment folder may be named after the exercise (``03_walk``), its id
+An assignment folder may be named after the exercise (``10_losses``), its id
 (``03``) or its slug (``walk``). :func:`package_folder` answers for one folder
 given on the command line (``modlab grade PATH``, ``modlab check --path``,
 ``pytest --submission``); :func:`exercise_folder` for one exercise of a
@@ -75,7 +75,7 @@ def exercise_folder(folder: Path, course: Course, exercise: Exercise) -> Path:
 
     Example::
 
-        exercise_folder(Path("submitted/ada"), course, course.exercise("03"))   # -> submitted/ada/03_walk
+        exercise_folder(Path("submitted/ada"), course, course.exercise("10"))   # -> submitted/ada/10_losses
     """
     folder = Path(folder)
     candidates = [folder / course.package, folder]
@@ -89,12 +89,12 @@ def exercise_folder(folder: Path, course: Course, exercise: Exercise) -> Path:
 
 def student_of(package_dir: Path, course: Course) -> str:
     """Whose package this is, as records name the student: the folder holding the
-    package, or, in nbgrader's layout (``submitted/ada/03_walk/mynn/``), the folder
+    package, or, in nbgrader's layout (``submitted/ada/10_losses/mynn/``), the folder
     holding the assignment's.
 
     Example::
 
-        student_of(Path("submitted/ada/03_walk/mynn"), course)   # -> 'ada'
+        student_of(Path("submitted/ada/10_losses/mynn"), course)   # -> 'ada'
         student_of(Path("class/bob/mynn"), course)               # -> 'bob'
     """
     holder = Path(package_dir).resolve().parent

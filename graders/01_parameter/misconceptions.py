@@ -2,11 +2,15 @@
 after the expressions they evaluate (``p.requires_grad``)."""
 from modlab.grading.catalog import misconception
 
+from .views import (COPIES_ONE_OBJECT, COPY_CLASS, COPY_IS_P, COPY_REQUIRES_GRAD, COPY_SHARES_STORAGE, EMPTY, FLAGS,
+                    KEYWORD_FALSE, LOADED_CLASS, LOADED_ONE_OBJECT, LOADED_REQUIRES_GRAD, P_CLASS, P_REQUIRES_GRAD,
+                    POSITIONAL_FALSE, REPR_FROZEN, REPR_TRAINED, RESULT_TYPES, SHARES_STORAGE, UNDER_NO_GRAD)
+
 
 def _is_parameter(e) -> bool:
     """The submission's Parameter(...) is a Parameter: a precondition of every
     entry that blames one particular method of the class."""
-    return all(y == "Parameter" for _, y in e.pairs("type(p).__name__"))
+    return all(y == "Parameter" for _, y in e.pairs(P_CLASS))
 
 
 @misconception("new-returns-plain-tensor", "01", """
@@ -15,7 +19,7 @@ def _is_parameter(e) -> bool:
     it) gives a plain Tensor that no Module will register""")
 def new_returns_plain_tensor(e):
     """torch made a Parameter where the submission's Parameter(data) is a plain Tensor."""
-    return any(t == "Parameter" and y == "Tensor" for t, y in e.pairs("type(p).__name__"))
+    return any(t == "Parameter" and y == "Tensor" for t, y in e.pairs(P_CLASS))
 
 
 @misconception("requires-grad-default", "01", """
@@ -23,7 +27,7 @@ def new_returns_plain_tensor(e):
     backward() fills p.grad for the optimizer""")
 def requires_grad_default(e):
     """Parameter(data) without requires_grad= does not require grad."""
-    return _is_parameter(e) and any(t is True and y is False for t, y in e.pairs("p.requires_grad"))
+    return _is_parameter(e) and any(t is True and y is False for t, y in e.pairs(P_REQUIRES_GRAD))
 
 
 @misconception("parameter-copies-data", "01", """
@@ -32,7 +36,7 @@ def requires_grad_default(e):
     data.detach().clone() copy""")
 def parameter_copies_data(e):
     """torch's Parameter shares data's storage, the submission's does not."""
-    return any(t is True and y is False for t, y in e.pairs("p shares data's storage"))
+    return any(t is True and y is False for t, y in e.pairs(SHARES_STORAGE))
 
 
 @misconception("requires-grad-ignored", "01", """
@@ -41,7 +45,7 @@ def parameter_copies_data(e):
 def requires_grad_ignored(e):
     """Parameter(t, requires_grad=False) requires grad in the submission."""
     return any(t is False and y is True for t, y in
-               e.pairs("Parameter(t, requires_grad=False).requires_grad") + e.pairs("Parameter(t, False).requires_grad"))
+               e.pairs(KEYWORD_FALSE) + e.pairs(POSITIONAL_FALSE))
 
 
 @misconception("no-grad-drops-requires-grad", "01", """
@@ -50,14 +54,14 @@ def requires_grad_ignored(e):
     (data * 1, data.requires_grad_() inside no_grad) does not require grad there""")
 def no_grad_drops_requires_grad(e):
     """A Parameter made under torch.no_grad() does not require grad in the submission, one made outside does."""
-    return not e.differing("p.requires_grad") and any(
-        t is True and y is False for t, y in e.pairs("under no_grad: p.requires_grad"))
+    return not e.differing(P_REQUIRES_GRAD) and any(
+        t is True and y is False for t, y in e.pairs(UNDER_NO_GRAD))
 
 
 @misconception("default-data", "01", "Parameter() with no data holds an empty tensor: torch.empty(0)")
 def default_data(e):
     """Parameter() is not an empty 1-D tensor in the submission."""
-    return any(t.shape == (0,) and getattr(y, "shape", None) != (0,) for t, y in e.pairs("Parameter()"))
+    return any(t.shape == (0,) and getattr(y, "shape", None) != (0,) for t, y in e.pairs(EMPTY))
 
 
 @misconception("operations-keep-parameter", "01", """
@@ -67,7 +71,7 @@ def default_data(e):
 def operations_keep_parameter(e):
     """torch's results of operations are plain Tensors where the submission's are Parameters."""
     results = any(t == "Tensor" and y == "Parameter"
-                  for kinds_t, kinds_y in e.pairs("types of the results")
+                  for kinds_t, kinds_y in e.pairs(RESULT_TYPES)
                   for t, y in zip(kinds_t.values(), kinds_y.values()))
     return results or e.here == ("Tensor", "Parameter") and e.difference.path[-1].value == "class"
 
@@ -77,9 +81,9 @@ def operations_keep_parameter(e):
     (tensor([...], requires_grad=True)), printed as for a plain tensor""")
 def repr_prefix(e):
     """The submission's Parameter (a Parameter, with torch's requires_grad) prints otherwise than torch's."""
-    same_flags = all(t == y for t, y in e.pairs("requires_grad"))
-    return _is_parameter(e) and same_flags and bool(e.differing("repr(Parameter(torch.ones(2)))")
-                                                   or e.differing("repr(Parameter(torch.zeros(1), requires_grad=False))"))
+    same_flags = all(t == y for t, y in e.pairs(FLAGS))
+    return _is_parameter(e) and same_flags and bool(e.differing(REPR_TRAINED)
+                                                   or e.differing(REPR_FROZEN))
 
 
 @misconception("deepcopy-not-a-copy", "01", """
@@ -88,9 +92,9 @@ def repr_prefix(e):
     it in memo[id(self)], so a Parameter shared within a model is copied once""")
 def deepcopy_not_a_copy(e):
     """The submission's Parameter itself is right, but its deep copy differs from torch's."""
-    copy_fields = ("type(copy).__name__", "copy is p", "copy shares p's storage", "copy.requires_grad",
-                   "both copies are one object")
-    parameter_right = _is_parameter(e) and not e.differing("p.requires_grad")
+    copy_fields = (COPY_CLASS, COPY_IS_P, COPY_SHARES_STORAGE, COPY_REQUIRES_GRAD,
+                   COPIES_ONE_OBJECT)
+    parameter_right = _is_parameter(e) and not e.differing(P_REQUIRES_GRAD)
     return parameter_right and any(e.differing(field) for field in copy_fields)
 
 
@@ -101,5 +105,5 @@ def deepcopy_not_a_copy(e):
 def pickle_loses_parameter(e):
     """The submission's Parameter is right (class, requires_grad), but after torch.save and torch.load its
     class, requires_grad or sharing differ."""
-    loaded_fields = ("type(loaded).__name__", "loaded.requires_grad", "both loaded are one object")
-    return _is_parameter(e) and not e.differing("p.requires_grad") and any(e.differing(f) for f in loaded_fields)
+    loaded_fields = (LOADED_CLASS, LOADED_REQUIRES_GRAD, LOADED_ONE_OBJECT)
+    return _is_parameter(e) and not e.differing(P_REQUIRES_GRAD) and any(e.differing(f) for f in loaded_fields)

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from modlab.grading.catalog import misconception
+from modlab.grading.evidence import raised
 
-from ..shared.misconceptions import raised, views
+from ..shared.probes import ATTRIBUTES, BUFFERS, MODULES, NON_PERSISTENT, PARAMETERS
+from .views import BEFORE_SUPER, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
 
-REGISTER_NAMES = ("_parameters", "_buffers", "_modules")
+REGISTER_NAMES = (PARAMETERS, BUFFERS, MODULES)
 
 
 def _registered(view: dict, register: str) -> dict:
@@ -18,9 +20,9 @@ def _registered(view: dict, register: str) -> dict:
 def _moved_to_dict(e, register: str, wanted) -> bool:
     """torch registered a name in ``register`` (its kind passing ``wanted``);
     the submission holds the same kind under that name in ``__dict__`` instead."""
-    for t, y in views(e, "_parameters", "__dict__"):
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for name, kind in _registered(t, register).items():
-            if wanted(kind) and name not in _registered(y, register) and y["__dict__"].get(name) == kind:
+            if wanted(kind) and name not in _registered(y, register) and y[ATTRIBUTES].get(name) == kind:
                 return True
     return False
 
@@ -30,7 +32,7 @@ def _moved_to_dict(e, register: str, wanted) -> bool:
     parameters(), state_dict() and .to() never see it""")
 def module_left_in_dict(e):
     """torch registered a module in _modules where the submission keeps it in __dict__."""
-    return _moved_to_dict(e, "_modules", lambda kind: kind is not None)
+    return _moved_to_dict(e, MODULES, lambda kind: kind is not None)
 
 
 @misconception("parameter-left-in-dict", "02", """
@@ -38,7 +40,7 @@ def module_left_in_dict(e):
     __dict__ it is an ordinary attribute that parameters(), state_dict() and the optimizer never see""")
 def parameter_left_in_dict(e):
     """torch registered a Parameter in _parameters where the submission keeps that Parameter in __dict__."""
-    return _moved_to_dict(e, "_parameters", lambda kind: kind == "Parameter")
+    return _moved_to_dict(e, PARAMETERS, lambda kind: kind == "Parameter")
 
 
 @misconception("tensor-registered-as-parameter", "02", """
@@ -46,8 +48,8 @@ def parameter_left_in_dict(e):
     needs register_buffer), so __setattr__ checks isinstance(value, Parameter), not torch.Tensor""")
 def tensor_registered_as_parameter(e):
     """torch keeps a plain Tensor in __dict__ where the submission registered it."""
-    for t, y in views(e, "_parameters", "__dict__"):
-        for name, kind in t["__dict__"].items():
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
+        for name, kind in t[ATTRIBUTES].items():
             if kind == "Tensor" and any(name in _registered(y, r) for r in REGISTER_NAMES):
                 return True
     return False
@@ -64,7 +66,7 @@ def name_stays_in_old_register(e):
         return True
     if _any_raised_differs(e):
         return False
-    for t, y in views(e, "_parameters", "__dict__"):
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         places_t = _places(t)
         for name, places in _places(y).items():
             if len(places) > 1 and len(places_t.get(name, ())) == 1:
@@ -81,7 +83,7 @@ def _any_raised_differs(e) -> bool:
 
 def _places(view: dict) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    for place in (*REGISTER_NAMES, "__dict__"):
+    for place in (*REGISTER_NAMES, ATTRIBUTES):
         for name in _registered(view, place):
             found.setdefault(name, []).append(place)
     return found
@@ -93,7 +95,7 @@ def _places(view: dict) -> dict[str, list[str]]:
     the order of parameters() and state_dict()""")
 def replacing_moves_to_the_end(e):
     """A register holds torch's names in another order."""
-    for t, y in views(e, "_parameters", "__dict__"):
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             names_t, names_y = list(_registered(t, register)), list(_registered(y, register))
             if names_t != names_y and sorted(names_t) == sorted(names_y):
@@ -118,8 +120,8 @@ def delattr_skips_registers(e):
     persistent=True removes it): state_dict() leaves those buffers out""")
 def non_persistent_not_recorded(e):
     """The buffers agree with torch's, the set of non-persistent names does not."""
-    return any(t["_buffers"] == y.get("_buffers") and t["_non_persistent_buffers_set"] != y.get("_non_persistent_buffers_set")
-               for t, y in views(e, "_buffers", "_non_persistent_buffers_set"))
+    return any(t[BUFFERS] == y.get(BUFFERS) and t[NON_PERSISTENT] != y.get(NON_PERSISTENT)
+               for t, y in e.dicts_holding(BUFFERS, NON_PERSISTENT))
 
 
 @misconception("none-slot-dropped", "02", """
@@ -128,7 +130,7 @@ def non_persistent_not_recorded(e):
     or a Parameter, finds the slot""")
 def none_slot_dropped(e):
     """torch keeps a name with None in a register; the submission has no such name there, or a value in it."""
-    for t, y in views(e, "_parameters", "__dict__"):
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             ours = _registered(y, register)
             if any(kind is None and ours.get(name, "gone") is not None for name, kind in _registered(t, register).items()):
@@ -143,10 +145,10 @@ def none_slot_dropped(e):
 def setattr_guard_missing(e):
     """torch raised AttributeError for an assignment before super().__init__(); the submission did not,
     though it registers the same assignments made after super().__init__() as torch does."""
-    control = e.pairs("with super().__init__() first")
+    control = e.pairs(WITH_SUPER_FIRST)
     return bool(control) and all(t == y for t, y in control) and any(
         raised(t, "AttributeError") and not raised(y)
-        for t, y in e.pairs_where(lambda name, value: "before super().__init__()" in name))
+        for before in BEFORE_SUPER for t, y in e.pairs(before))
 
 
 @misconception("tensor-onto-parameter-name-accepted", "02", """
@@ -156,7 +158,7 @@ def setattr_guard_missing(e):
 def tensor_onto_parameter_name_accepted(e):
     """torch raised TypeError "... expected" for an assignment onto a name registered alike in both
     worlds; the submission raised nothing."""
-    if any(t != y for t, y in e.pairs("registers before")):
+    if any(t != y for t, y in e.pairs(REGISTERS_BEFORE)):
         return False
     return any(raised(t, "TypeError") and "expected)" in t.message and not raised(y)
                for t, y in e.pairs_where(lambda name, value: raised(value)))
@@ -202,7 +204,7 @@ def getattr_raises_attribute_error(e):
     if e.raised is not None:
         frames = e.raised.get("frames", [])
         return bool(frames) and frames[-1][2].endswith("__getattr__") and e.raised.get("type") != "AttributeError"
-    missing = e.pairs("m.nothing_here") + e.pairs("hasattr(m, 'nothing_here')")
+    missing = e.pairs(NOTHING_HERE) + e.pairs(HAS_NOTHING_HERE)
     return any(t != y and not raised(y, "AttributeError") for t, y in missing)
 
 
@@ -212,7 +214,7 @@ def getattr_raises_attribute_error(e):
     and .to() never see""")
 def buffer_left_in_dict(e):
     """torch registered a buffer in _buffers where the submission keeps that tensor in __dict__."""
-    return _moved_to_dict(e, "_buffers", lambda kind: kind == "Tensor")
+    return _moved_to_dict(e, BUFFERS, lambda kind: kind == "Tensor")
 
 
 @misconception("dir-misses-registers", "02", """

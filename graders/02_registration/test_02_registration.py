@@ -12,7 +12,8 @@ from .misconceptions import (bad_names_accepted, buffer_left_in_dict, delattr_sk
                              name_stays_in_old_register, non_persistent_not_recorded, none_slot_dropped,
                              parameter_left_in_dict, replacing_moves_to_the_end, setattr_guard_missing,
                              tensor_onto_parameter_name_accepted, tensor_registered_as_parameter, wrong_kind_accepted)
-from .views import apply, bad_name_calls, deleted, names_in_dir, registered_names
+from .views import (BUFFER_BEFORE_SUPER, HAS_NOTHING_HERE, MODULE_BEFORE_SUPER, NOTHING_HERE, PARAMETER_BEFORE_SUPER,
+                    REGISTERS_BEFORE, WITH_SUPER_FIRST, apply, bad_name_calls, deleted, names_in_dir, registered_names)
 
 # Where a value lands, or does not: the misconceptions any assignment can show.
 ROUTING = [module_left_in_dict, parameter_left_in_dict, tensor_registered_as_parameter,
@@ -47,8 +48,8 @@ def getattr_reads_the_registers(nn):
     return {"m.weight is m._parameters['weight']": attempt(lambda: m.weight is m._parameters["weight"]),
             "m.running is m._buffers['running']": attempt(lambda: m.running is m._buffers["running"]),
             "m.child is m._modules['child']": attempt(lambda: m.child is m._modules["child"]),
-            "m.nothing_here": attempt(getattr, m, "nothing_here"),
-            "hasattr(m, 'nothing_here')": attempt(hasattr, m, "nothing_here")}
+            NOTHING_HERE: attempt(getattr, m, "nothing_here"),
+            HAS_NOTHING_HERE: attempt(hasattr, m, "nothing_here")}
 
 
 @scenario(points=1, public=True, misconceptions=[delattr_skips_registers])
@@ -106,10 +107,10 @@ def assigning_before_super_init_raises(nn):
             self.weight = nn.Parameter(torch.ones(1))
             self.child = nn.Module()
 
-    return {"with super().__init__() first": registers(WithSuper()),
-            "a Parameter before super().__init__()": attempt(NoSuperParameter),
-            "a Module before super().__init__()": attempt(NoSuperModule),
-            "register_buffer before super().__init__()": attempt(NoSuperBuffer)}
+    return {WITH_SUPER_FIRST: registers(WithSuper()),
+            PARAMETER_BEFORE_SUPER: attempt(NoSuperParameter),
+            MODULE_BEFORE_SUPER: attempt(NoSuperModule),
+            BUFFER_BEFORE_SUPER: attempt(NoSuperBuffer)}
 
 
 @scenario(points=1, public=True, misconceptions=[tensor_onto_parameter_name_accepted])
@@ -118,7 +119,7 @@ def tensor_onto_parameter_name_raises(nn):
     m = nn.Module()
     m.weight = nn.Parameter(torch.ones(2))
     before = registers(m)
-    return {"registers before": before, "m.weight = torch.zeros(2)": attempt(setattr, m, "weight", torch.zeros(2)),
+    return {REGISTERS_BEFORE: before, "m.weight = torch.zeros(2)": attempt(setattr, m, "weight", torch.zeros(2)),
             "registers after": registers(m)}
 
 
@@ -129,7 +130,7 @@ def wrong_values_onto_registered_names_raise(nn):
     m.weight = nn.Parameter(torch.ones(2))
     m.child = nn.Module()
     before = registers(m)
-    return {"registers before": before, "m.child = torch.zeros(2)": attempt(setattr, m, "child", torch.zeros(2)),
+    return {REGISTERS_BEFORE: before, "m.child = torch.zeros(2)": attempt(setattr, m, "child", torch.zeros(2)),
             "m.weight = 3": attempt(setattr, m, "weight", 3), "registers after": registers(m)}
 
 

@@ -5,8 +5,19 @@ from __future__ import annotations
 import torch
 
 from modlab.grading import attempt
+from modlab.grading.fields import Field
 
-from ..shared.probes import registers
+from ..shared.probes import BUFFERS, MODULES, PARAMETERS, registers
+
+# The fields scenarios observe under and detectors read, each defined once here.
+WITH_SUPER_FIRST = Field("with super().__init__() first")
+PARAMETER_BEFORE_SUPER = Field("a Parameter before super().__init__()")
+MODULE_BEFORE_SUPER = Field("a Module before super().__init__()")
+BUFFER_BEFORE_SUPER = Field("register_buffer before super().__init__()")
+BEFORE_SUPER = (PARAMETER_BEFORE_SUPER, MODULE_BEFORE_SUPER, BUFFER_BEFORE_SUPER)
+REGISTERS_BEFORE = Field("registers before")
+NOTHING_HERE = Field("m.nothing_here")
+HAS_NOTHING_HERE = Field("hasattr(m, 'nothing_here')")
 
 
 def deleted(m, names) -> dict:
@@ -43,7 +54,7 @@ def apply(nn, m, name, kind) -> tuple[str, object]:
 def registered_names(m) -> list[str]:
     """Every name in the module's three registers, sorted (empty slots too)."""
     found = []
-    for register in ("_parameters", "_buffers", "_modules"):
+    for register in (PARAMETERS, BUFFERS, MODULES):
         held = vars(m).get(register)
         found += list(held) if isinstance(held, dict) else []
     return sorted(found)

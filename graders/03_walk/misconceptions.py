@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 
 from modlab.grading.catalog import misconception
-from modlab.grading.evidence import named, names
+from modlab.grading.evidence import named, names, raised
 
-from ..shared.misconceptions import raised
+from ..shared.probes import NON_PERSISTENT_NAMES
+from .views import ALIASES, BODY_IN_MEMO, IS_REGISTERED_OBJECT, MEMO_SIZE, NAMED_MODULES, ROOT_IN_MEMO
 
 PREFIX = re.compile(r"prefix='([^']*)'")
-ALIASES = "names with remove_duplicate=False"
 
 
 def walks(e, *, of: str = "named_", without: str = "remove_duplicate=False"):
@@ -41,7 +41,7 @@ def _aliases(e) -> set[str]:
 def tied_twice(e):
     """A parameter or buffer walk yields torch's names plus aliases torch yields only with
     remove_duplicate=False, while the modules are walked as torch walks them."""
-    modules_right = all(t == y for t, y in e.pairs("root.named_modules()"))
+    modules_right = all(t == y for t, y in e.pairs(NAMED_MODULES))
     for field, want, got, _, _ in walks(e):
         missing, extra = _gaps(want, got)
         if ("named_parameters" in field or "named_buffers" in field) and extra and not missing \
@@ -191,7 +191,7 @@ def recurse_ignored(e):
     yielding copies (p.clone(), p.detach(), a new Parameter) trains nothing""")
 def walk_yields_copies(e):
     """A value yielded under the same name is the registered object in torch and not in the submission."""
-    for view_t, view_y in e.pairs("is the registered object"):
+    for view_t, view_y in e.pairs(IS_REGISTERED_OBJECT):
         ours = named(view_y)
         if any(t is True and ours.get(name) is False for name, t in named(view_t).items()):
             return True
@@ -219,7 +219,7 @@ def memo_ignored(e):
         missing, extra = _gaps(want, got)
         if extra and not missing:
             return True
-    return bool(e.differing("len(memo)") or e.differing("root in memo") or e.differing("root.body in memo"))
+    return bool(e.differing(MEMO_SIZE) or e.differing(ROOT_IN_MEMO) or e.differing(BODY_IN_MEMO))
 
 
 @misconception("non-persistent-not-walked", "03", """
@@ -227,7 +227,7 @@ def memo_ignored(e):
     state_dict(), it is still part of the model that .to() moves""")
 def non_persistent_not_walked(e):
     """named_buffers() lacks exactly the buffers the scenario registered with persistent=False."""
-    non_persistent = {name for t, _ in e.pairs("non-persistent buffers") for name in t}
+    non_persistent = {name for t, _ in e.pairs(NON_PERSISTENT_NAMES) for name in t}
     for field, want, got, _, _ in walks(e, of="named_buffers"):
         missing, extra = _gaps(want, got)
         if missing and not extra and all(n.rsplit(".", 1)[-1] in non_persistent for n in missing):

@@ -10,13 +10,14 @@ import torch
 
 from modlab.grading import attempt, scenario
 
-from ..shared.probes import first_occurrences, named_shapes, named_tensors, named_types
+from ..shared.probes import NON_PERSISTENT_NAMES, first_occurrences, named_shapes, named_tensors, named_types
 from ..shared.trees import build_tree, leaf_class, lookup, module_trees
 from .misconceptions import (children_first, children_not_distinct, dotted_names, lookup_kind_unchecked,
                              lookup_raises_key_error, memo_ignored, non_persistent_not_walked, none_slot_yielded,
                              prefix_ignored, recurse_ignored, remove_duplicate_ignored, shared_module_twice, tied_twice,
                              walk_order, walk_yields_copies)
-from .views import (batch_norm_like, deduplicated, encoder_decoder, lookups, ripeness_net, shared_layer, three_levels,
+from .views import (ALIASES, BODY_IN_MEMO, IS_REGISTERED_OBJECT, MEMO_SIZE, NAMED_MODULES, ROOT_IN_MEMO,
+                    batch_norm_like, deduplicated, encoder_decoder, lookups, ripeness_net, shared_layer, three_levels,
                     tied_autoencoder)
 
 # What any walk of names can show.
@@ -48,7 +49,7 @@ def nested_names_are_dotted(nn):
     root = three_levels(nn)
     return {"root.named_parameters()": named_shapes(root.named_parameters()),
             "root.named_buffers()": named_shapes(root.named_buffers()),
-            "root.named_modules()": named_types(root.named_modules()),
+            NAMED_MODULES: named_types(root.named_modules()),
             "root.named_parameters(prefix='model')": named_shapes(root.named_parameters(prefix="model")),
             "root.named_buffers(prefix='model')": named_shapes(root.named_buffers(prefix="model")),
             "root.named_modules(prefix='model')": named_types(root.named_modules(prefix="model")),
@@ -109,7 +110,7 @@ def empty_slots_are_skipped(nn):
     root.body = Leaf(2, 2, bias=False)
     return {"root.named_parameters()": named_shapes(root.named_parameters()),
             "root.named_buffers()": named_shapes(root.named_buffers()),
-            "root.named_modules()": named_types(root.named_modules()),
+            NAMED_MODULES: named_types(root.named_modules()),
             "root.named_children()": named_types(root.named_children()),
             "len(list(root.parameters()))": len(list(root.parameters())),
             "len(list(root.children()))": len(list(root.children()))}
@@ -120,7 +121,7 @@ def yields_the_registered_objects(nn):
     """the walk yields the registered Parameters and buffers themselves, not copies"""
     root = three_levels(nn)
     walked = [*root.named_parameters(), *root.named_buffers(), *root.named_modules()]
-    return {"is the registered object": [[name, value is lookup(root, name) if name else value is root]
+    return {IS_REGISTERED_OBJECT: [[name, value is lookup(root, name) if name else value is root]
                                          for name, value in walked]}
 
 
@@ -140,17 +141,17 @@ def named_modules_shares_its_memo(nn):
     root = three_levels(nn)
     memo = {root.body.block}
     names = named_types(root.named_modules(memo=memo, prefix="net"))
-    return {"root.named_modules(memo={root.body.block}, prefix='net')": names, "len(memo)": len(memo),
-            "root in memo": root in memo, "root.body in memo": root.body in memo}
+    return {"root.named_modules(memo={root.body.block}, prefix='net')": names, MEMO_SIZE: len(memo),
+            ROOT_IN_MEMO: root in memo, BODY_IN_MEMO: root.body in memo}
 
 
 @scenario(points=2, public=True, misconceptions=[*NAMES, tied_twice, non_persistent_not_walked])
 def buffers_walk_like_parameters(nn):
     """named_buffers walks persistent and non-persistent buffers, a shared one once"""
     root = batch_norm_like(nn)
-    return {"non-persistent buffers": ["cache"],
+    return {NON_PERSISTENT_NAMES: ["cache"],
             "root.named_buffers()": named_tensors(root.named_buffers()),
-            "names with remove_duplicate=False": [name for name, _ in root.named_buffers(remove_duplicate=False)],
+            ALIASES: [name for name, _ in root.named_buffers(remove_duplicate=False)],
             "root.named_buffers(remove_duplicate=False)": named_shapes(root.named_buffers(remove_duplicate=False)),
             "buffer dtypes": [b.dtype for b in root.buffers()],
             "root.child.named_buffers(prefix='child')": named_shapes(root.child.named_buffers(prefix="child"))}
@@ -165,8 +166,8 @@ def random_trees_named_parameters(nn, spec):
     root = build_tree(nn, spec)
     every = list(root.named_parameters(remove_duplicate=False))
     return {"root.named_parameters()": named_tensors(root.named_parameters()),
-            "root.named_modules()": named_types(root.named_modules()),
-            "names with remove_duplicate=False": [name for name, _ in every],
+            NAMED_MODULES: named_types(root.named_modules()),
+            ALIASES: [name for name, _ in every],
             "root.named_parameters(remove_duplicate=False)": named_shapes(every),
             "which are the same object": first_occurrences([p for _, p in every]),
             "each is the registered object": all(p is lookup(root, name) for name, p in every)}
@@ -178,8 +179,8 @@ def random_trees_named_buffers(nn, spec):
     root = build_tree(nn, spec)
     every = list(root.named_buffers(prefix="net", remove_duplicate=False))
     return {"root.named_buffers()": named_tensors(root.named_buffers()),
-            "root.named_modules()": named_types(root.named_modules()),
-            "names with remove_duplicate=False": [name for name, _ in root.named_buffers(remove_duplicate=False)],
+            NAMED_MODULES: named_types(root.named_modules()),
+            ALIASES: [name for name, _ in root.named_buffers(remove_duplicate=False)],
             "root.named_buffers(prefix='net', remove_duplicate=False)": named_shapes(every),
             "which are the same object": first_occurrences([b for _, b in every])}
 
@@ -189,8 +190,8 @@ def random_trees_named_modules(nn, spec):
     """on random trees, named_modules and named_children give torch's names and order"""
     root = build_tree(nn, spec)
     every = list(root.named_modules(remove_duplicate=False))
-    return {"root.named_modules()": named_types(root.named_modules()),
-            "names with remove_duplicate=False": [name for name, _ in every],
+    return {NAMED_MODULES: named_types(root.named_modules()),
+            ALIASES: [name for name, _ in every],
             "root.named_modules(remove_duplicate=False)": named_types(every),
             "which modules are the same object": first_occurrences([m for _, m in every]),
             "root.named_children()": named_types(root.named_children()),

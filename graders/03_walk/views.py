@@ -6,9 +6,18 @@ from __future__ import annotations
 import torch
 
 from modlab.grading import attempt
+from modlab.grading.fields import Field
 
 from ..shared.probes import kind, named_shapes, named_types
 from ..shared.trees import leaf_class
+
+# The fields scenarios observe under and detectors read, each defined once here.
+ALIASES = Field("names with remove_duplicate=False")
+NAMED_MODULES = Field("root.named_modules()")
+IS_REGISTERED_OBJECT = Field("is the registered object")
+MEMO_SIZE = Field("len(memo)")
+ROOT_IN_MEMO = Field("root in memo")
+BODY_IN_MEMO = Field("root.body in memo")
 
 
 def ripeness_net(nn, extras_registered: bool):
@@ -67,8 +76,8 @@ def deduplicated(root, walk: str) -> dict:
     """A walk as it is, its modules, and what remove_duplicate=False yields (the aliases torch skips)."""
     view = named_types if walk == "named_modules" else named_shapes
     return {f"root.{walk}()": view(getattr(root, walk)()),
-            "root.named_modules()": named_types(root.named_modules()),
-            "names with remove_duplicate=False": [name for name, _ in getattr(root, walk)(remove_duplicate=False)]}
+            NAMED_MODULES: named_types(root.named_modules()),
+            ALIASES: [name for name, _ in getattr(root, walk)(remove_duplicate=False)]}
 
 
 def shared_layer(nn):

@@ -5,9 +5,12 @@ by name; gradient scenarios each parameter's ``.grad`` by name."""
 from __future__ import annotations
 
 from modlab.grading.catalog import misconception
-from modlab.grading.evidence import TensorView, named
+from modlab.grading.evidence import TensorView, named, raised
 
-from ..shared.misconceptions import hook_logs, raised, single_value_case
+from ..shared.misconceptions import hook_logs, single_value_case
+from .views import (ALWAYS_CALLED_LOG, BACKWARD_LOG, FORWARD_HOOKS_SIZE, FORWARD_PRE_HOOKS_SIZE, GRAD_ZEROED,
+                    GRADS_AFTER, GRADS_AFTER_ZEROING, HISTORY_CUT, KWARGS_HOOKS_SAW, MESSAGES_NAME_THE_CLASS,
+                    REQUIRES_GRAD_AFTER, TRAINING_MODES)
 
 
 @misconception("pre-hook-result-not-wrapped", "04", """
@@ -43,7 +46,7 @@ def handle_remove_keeps_the_hook(e):
             markers_t = [entry for entry in t if entry.startswith("|")]
             if markers_t and markers_t == [entry for entry in y if entry.startswith("|")]:
                 return True
-    sizes = e.pairs("len(m._forward_pre_hooks)") + e.pairs("len(m._forward_hooks)")
+    sizes = e.pairs(FORWARD_PRE_HOOKS_SIZE) + e.pairs(FORWARD_HOOKS_SIZE)
     return any(isinstance(t, int) and isinstance(y, int) and y > t for t, y in sizes)
 
 
@@ -52,7 +55,7 @@ def handle_remove_keeps_the_hook(e):
     Module [NoForward] is missing the required "forward" function""")
 def missing_forward_message(e):
     """forward raised NotImplementedError in both worlds, but the submission's message does not name the class."""
-    return any(t is True and y is False for checks_t, checks_y in e.pairs("the messages name the class")
+    return any(t is True and y is False for checks_t, checks_y in e.pairs(MESSAGES_NAME_THE_CLASS)
                for t, y in zip(checks_t, checks_y))
 
 
@@ -67,7 +70,7 @@ def exceptions_swallowed(e):
 
 
 def _modes(e):
-    return [(named(t), named(y)) for t, y in e.pairs_where(lambda name, value: name.startswith("modes"))]
+    return [(named(t), named(y)) for t, y in e.pairs_where(lambda name, value: name.startswith(TRAINING_MODES))]
 
 
 @misconception("mode-not-recursive", "04", """
@@ -100,7 +103,7 @@ def train_mode_unchecked(e):
 
 
 def _grads(e):
-    return [(named(t), named(y)) for t, y in e.pairs_where(lambda name, value: name.startswith("grads after"))]
+    return [(named(t), named(y)) for t, y in e.pairs_where(lambda name, value: name.startswith(GRADS_AFTER))]
 
 
 @misconception("zero-grad-set-to-none-ignored", "04", """
@@ -108,7 +111,7 @@ def _grads(e):
     default set_to_none=True replaces it with None""")
 def zero_grad_set_to_none_ignored(e):
     """After zero_grad(set_to_none=False), torch holds a tensor of zeros where the submission holds None."""
-    for t, y in e.pairs("grads after zero_grad(set_to_none=False)"):
+    for t, y in e.pairs(GRADS_AFTER_ZEROING):
         if any(isinstance(grad, TensorView) and named(y).get(name, "gone") is None for name, grad in named(t).items()):
             return True
     return False
@@ -119,9 +122,9 @@ def zero_grad_set_to_none_ignored(e):
     (grad.detach_()) before zeroing in place, or the zeroed gradient still requires grad""")
 def zero_grad_keeps_history(e):
     """The gradient is zeroed in both worlds, and its history is cut in torch's only."""
-    zeroed = e.pairs("the grad is zeroed")
+    zeroed = e.pairs(GRAD_ZEROED)
     return bool(zeroed) and all(t is True and y is True for t, y in zeroed) and any(
-        t is True and y is False for t, y in e.pairs("the grad's history is cut"))
+        t is True and y is False for t, y in e.pairs(HISTORY_CUT))
 
 
 @misconception("zero-grad-misses-parameters", "04", """
@@ -161,7 +164,7 @@ def _flat(values):
     untouched, and returns self""")
 def requires_grad_not_recursive(e):
     """After requires_grad_, some parameters' flags are torch's and others are not."""
-    for t, y in e.pairs_where(lambda name, value: name.startswith("requires_grad after")):
+    for t, y in e.pairs_where(lambda name, value: name.startswith(REQUIRES_GRAD_AFTER)):
         t, y = named(t), named(y)
         if set(t) == set(y) and any(t[n] == y[n] for n in t) and any(t[n] != y[n] for n in t):
             return True
@@ -179,7 +182,7 @@ def with_kwargs_ignored(e):
     if any(not raised(t) and raised(y, "TypeError") for t, y in calls):
         return True
     return any(t != y and isinstance(t, list) and isinstance(y, list) and len(t) == len(y)
-               for t, y in e.pairs("what the kwargs hooks saw"))
+               for t, y in e.pairs(KWARGS_HOOKS_SAW))
 
 
 @misconception("always-call-ignored", "04", """
@@ -192,7 +195,7 @@ def always_call_ignored(e):
     calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
     if not calls or any(raised(t) != raised(y) or raised(t) and t.type != y.type for t, y in calls):
         return False
-    for t, y in e.pairs("always-called hook log"):
+    for t, y in e.pairs(ALWAYS_CALLED_LOG):
         if isinstance(t, list) and isinstance(y, list) and len(y) < len(t) and set(y) <= set(t):
             return True
     return False
@@ -204,7 +207,7 @@ def always_call_ignored(e):
     before the pre-hooks): otherwise torch's BackwardHook never sees the gradients""")
 def backward_hooks_not_attached(e):
     """The forward hooks ran as in torch, and some backward hook that ran in torch never ran in the submission."""
-    for t, y in e.pairs("backward hook log"):
+    for t, y in e.pairs(BACKWARD_LOG):
         if not (isinstance(t, list) and isinstance(y, list)):
             continue
         backward = [entry for entry in t if entry.startswith("backward")]

@@ -7,13 +7,16 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
+from ..shared.probes import HOOK_LOG, HOOK_TIMES_100, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE
 from ..shared.trees import build_tree, leaf_class, module_trees
 from .misconceptions import (always_call_ignored, backward_hooks_not_attached, exceptions_swallowed,
                              handle_remove_keeps_the_hook, missing_forward_message, mode_not_recursive,
                              pre_hook_result_not_wrapped, prepend_ignored, requires_grad_not_recursive,
                              train_mode_unchecked, train_returns_self, with_kwargs_ignored, zero_grad_keeps_history,
                              zero_grad_misses_parameters, zero_grad_set_to_none_ignored)
-from .views import (always_called_hooks, backward_hooks_run, doubler, frozen, grads, hook_marks, modes,
+from .views import (FORWARD_HOOKS_SIZE, FORWARD_PRE_HOOKS_SIZE, GRAD_ZEROED, GRADS_AFTER, GRADS_AFTER_ZEROING,
+                    HISTORY_CUT, KWARGS_HOOKS_SAW, MESSAGES_NAME_THE_CLASS, REQUIRES_GRAD_AFTER, TRAINING_MODES,
+                    always_called_hooks, backward_hooks_run, doubler, frozen, grads, hook_marks, modes,
                     names_the_module, two_layers, with_grads)
 
 TREES = module_trees()
@@ -39,7 +42,7 @@ def missing_forward_raises(nn):
               "NoForward()()": (attempt(NoForward()), "NoForward"),
               "NoForward().forward(1)": (attempt(NoForward().forward, 1), "NoForward")}
     return {**{call: result for call, (result, _) in called.items()},
-            "the messages name the class": [names_the_module(result, name) for result, name in called.values()]}
+            MESSAGES_NAME_THE_CLASS: [names_the_module(result, name) for result, name in called.values()]}
 
 @scenario(points=2, public=True, misconceptions=[*HOOKS, pre_hook_result_not_wrapped])
 def pre_hook_replaces_the_input(nn):
@@ -51,10 +54,10 @@ def pre_hook_replaces_the_input(nn):
         [mod is m, type(args).__name__, len(args)]))
     observed = {"m(x)": attempt(m, x)}
     m.register_forward_pre_hook(lambda mod, args: (args[0] * 10, 3))      # a tuple: all the arguments
-    observed["m(x) after a pre-hook returning (args[0] * 10, 3)"] = attempt(m, x)
+    observed[PRE_HOOK_TUPLE] = attempt(m, x)
     m.register_forward_pre_hook(lambda mod, args: args[0] + 1)            # a single value
-    observed["m(x) after a pre-hook returning args[0] + 1"] = attempt(m, x)
-    return {"hook log": log, "what the first pre-hook saw": seen, **observed}
+    observed[PRE_HOOK_SINGLE] = attempt(m, x)
+    return {HOOK_LOG: log, "what the first pre-hook saw": seen, **observed}
 
 
 @scenario(points=2, public=True, misconceptions=HOOKS)
@@ -68,8 +71,8 @@ def forward_hook_replaces_the_output(nn):
     m.register_forward_hook(lambda mod, args, out: out * 100)
     m.register_forward_hook(lambda mod, args, out: seen.append(out))
     replaced = m(x)
-    return {"hook log": ["post m"] * len(seen), "what the hooks saw": seen, "m(x)": kept,
-            "m(x) with a hook returning out * 100": replaced}
+    return {HOOK_LOG: ["post m"] * len(seen), "what the hooks saw": seen, "m(x)": kept,
+            HOOK_TIMES_100: replaced}
 
 
 @scenario(points=2, public=True, misconceptions=[*HOOKS, prepend_ignored])
@@ -89,7 +92,7 @@ def hooks_run_in_order_around_forward(nn):
     m.register_forward_pre_hook(lambda mod, args: log.append("pre m first"), prepend=True)
     m.register_forward_hook(lambda mod, args, out: log.append("post m first"), prepend=True)
     m(torch.ones(1))
-    return {"hook log": log}
+    return {HOOK_LOG: log}
 
 
 @scenario(points=2, public=True, misconceptions=[*HOOKS, handle_remove_keeps_the_hook])
@@ -111,8 +114,8 @@ def handle_remove_unregisters(nn):
     log.append("| after the with block")
     other.remove()
     m(torch.ones(1))
-    return {"hook log": log, "len(m._forward_pre_hooks)": len(m._forward_pre_hooks),
-            "len(m._forward_hooks)": len(m._forward_hooks)}
+    return {HOOK_LOG: log, FORWARD_PRE_HOOKS_SIZE: len(m._forward_pre_hooks),
+            FORWARD_HOOKS_SIZE: len(m._forward_hooks)}
 
 
 @scenario(points=2, misconceptions=HOOKS)
@@ -121,7 +124,7 @@ def hooks_fire_through_nested_modules(nn):
     log = []
     net = two_layers(nn, log)
     out = net(torch.ones(4, 2))
-    return {"hook log": log, "net(x)": out}
+    return {HOOK_LOG: log, "net(x)": out}
 
 
 @scenario(points=2, public=True, misconceptions=HOOKS)
@@ -132,7 +135,7 @@ def calling_forward_directly_skips_hooks(nn):
     direct = net.forward(torch.ones(1, 2))
     after_forward = list(log)
     called = net(torch.ones(1, 2))
-    return {"hook log after net.forward(x)": after_forward, "hook log": log,
+    return {f"{HOOK_LOG} after net.forward(x)": after_forward, HOOK_LOG: log,
             "net.forward(x) equals net(x)": torch.equal(direct, called)}
 
 
@@ -146,7 +149,7 @@ def exceptions_propagate(nn):
     first = attempt(m, torch.ones(1))
     failing.remove()
     m.register_forward_hook(lambda mod, args, out: out.no_such_method())
-    return {"hook log": log, "m(x) with a failing pre-hook": first, "m(x) with a failing hook": attempt(m, torch.ones(1)),
+    return {HOOK_LOG: log, "m(x) with a failing pre-hook": first, "m(x) with a failing hook": attempt(m, torch.ones(1)),
             "m('not a tensor')": attempt(m, "not a tensor")}
 
 
@@ -158,14 +161,14 @@ def train_and_eval_recurse(nn):
     """eval() and train() set the flag on every module of the tree and return self"""
     log = []
     net = two_layers(nn, log)
-    observed = {"modes at the start": modes(net), "net.eval() is net": net.eval() is net,
-                "modes after net.eval()": modes(net)}
+    observed = {f"{TRAINING_MODES} at the start": modes(net), "net.eval() is net": net.eval() is net,
+                f"{TRAINING_MODES} after net.eval()": modes(net)}
     net.first.train()
-    observed["modes after net.first.train()"] = modes(net)
+    observed[f"{TRAINING_MODES} after net.first.train()"] = modes(net)
     observed["net.train() is net"] = net.train() is net
-    observed["modes after net.train()"] = modes(net)
+    observed[f"{TRAINING_MODES} after net.train()"] = modes(net)
     observed["net.train(False) is net"] = net.train(False) is net
-    observed["modes after net.train(False)"] = modes(net)
+    observed[f"{TRAINING_MODES} after net.train(False)"] = modes(net)
     return observed
 
 
@@ -176,20 +179,20 @@ def train_validates_mode(nn):
     net = two_layers(nn, log)
     net.eval()
     return {"net.train('yes')": attempt(net.train, "yes"), "net.train(1)": attempt(net.train, 1),
-            "net.train(None)": attempt(net.train, None), "modes after": modes(net)}
+            "net.train(None)": attempt(net.train, None), f"{TRAINING_MODES} after": modes(net)}
 
 
 @scenario(points=3, specs=TREES, examples=30, misconceptions=MODES)
 def random_trees_train_and_eval(nn, spec):
     """on random trees, eval() and train() reach every module, shared ones included"""
     root = build_tree(nn, spec)
-    observed = {"root.eval() is root": root.eval() is root, "modes after root.eval()": modes(root)}
+    observed = {"root.eval() is root": root.eval() is root, f"{TRAINING_MODES} after root.eval()": modes(root)}
     child = next(root.children(), None)
     if child is not None:  # one subtree back to training, the rest stays in eval
         observed["child.train() is child"] = child.train() is child
-        observed["modes after child.train()"] = modes(root)
+        observed[f"{TRAINING_MODES} after child.train()"] = modes(root)
     observed["root.train() is root"] = root.train() is root
-    observed["modes after root.train()"] = modes(root)
+    observed[f"{TRAINING_MODES} after root.train()"] = modes(root)
     return observed
 
 
@@ -203,10 +206,10 @@ def zero_grad_resets_every_gradient(nn):
     before = grads(root)
     kept = root.body.weight.grad
     root.zero_grad(set_to_none=False)
-    zeroed = {"grads after zero_grad(set_to_none=False)": grads(root),
+    zeroed = {GRADS_AFTER_ZEROING: grads(root),
               "the same .grad tensor, zeroed in place": root.body.weight.grad is kept}
     root.zero_grad()
-    return {"grads before": before, **zeroed, "grads after zero_grad()": grads(root),
+    return {"grads before": before, **zeroed, f"{GRADS_AFTER} zero_grad()": grads(root),
             "zero_grad() returns": root.zero_grad()}
 
 
@@ -220,9 +223,9 @@ def zero_grad_cuts_the_gradient_history(nn):
     before = [root.body.weight.grad.grad_fn is not None, root.body.weight.grad.requires_grad]
     root.zero_grad(set_to_none=False)
     grad = root.body.weight.grad
-    return {"the grad has a history before": before, "grads after zero_grad(set_to_none=False)": grads(root),
-            "the grad is zeroed": grad is not None and bool((grad == 0).all()),
-            "the grad's history is cut": grad is not None and grad.grad_fn is None}
+    return {"the grad has a history before": before, GRADS_AFTER_ZEROING: grads(root),
+            GRAD_ZEROED: grad is not None and bool((grad == 0).all()),
+            HISTORY_CUT: grad is not None and grad.grad_fn is None}
 
 
 @scenario(points=2, specs=TREES, examples=30, misconceptions=GRADS)
@@ -234,7 +237,7 @@ def random_trees_zero_grad(nn, spec):
     root.zero_grad(set_to_none=False)
     zeroed = grads(root)
     root.zero_grad()
-    return {"grads after zero_grad(set_to_none=False)": zeroed, "grads after zero_grad()": grads(root)}
+    return {GRADS_AFTER_ZEROING: zeroed, f"{GRADS_AFTER} zero_grad()": grads(root)}
 
 
 @scenario(points=2, public=True, misconceptions=[requires_grad_not_recursive])
@@ -243,9 +246,9 @@ def requires_grad_freezes_and_unfreezes(nn):
     root = with_grads(nn)
     root.register_buffer("steps", torch.zeros(1))
     observed = {"root.requires_grad_(False) is root": root.requires_grad_(False) is root,
-                "requires_grad after root.requires_grad_(False)": frozen(root)}
+                f"{REQUIRES_GRAD_AFTER} root.requires_grad_(False)": frozen(root)}
     root.body.requires_grad_()
-    return {**observed, "requires_grad after root.body.requires_grad_()": frozen(root),
+    return {**observed, f"{REQUIRES_GRAD_AFTER} root.body.requires_grad_()": frozen(root),
             "root.steps.requires_grad": root.steps.requires_grad}
 
 
@@ -254,9 +257,9 @@ def random_trees_requires_grad(nn, spec):
     """on random trees, requires_grad_ reaches every parameter, tied and shared ones included"""
     root = build_tree(nn, spec)
     observed = {"root.requires_grad_(False) is root": root.requires_grad_(False) is root,
-                "requires_grad after root.requires_grad_(False)": frozen(root)}
+                f"{REQUIRES_GRAD_AFTER} root.requires_grad_(False)": frozen(root)}
     root.requires_grad_(True)
-    return {**observed, "requires_grad after root.requires_grad_(True)": frozen(root)}
+    return {**observed, f"{REQUIRES_GRAD_AFTER} root.requires_grad_(True)": frozen(root)}
 
 
 # Hook options: keyword arguments, always-called hooks, what a handle clears, backward hooks.
@@ -278,7 +281,7 @@ def kwargs_hooks(nn):
     bad = m.register_forward_pre_hook(lambda mod, args, kwargs: args, with_kwargs=True)
     observed["m(x) with a pre-hook returning args alone"] = attempt(m, x)
     bad.remove()
-    return {"what the kwargs hooks saw": seen, **observed}
+    return {KWARGS_HOOKS_SAW: seen, **observed}
 
 
 @scenario(points=2, public=True, misconceptions=[always_call_ignored])
@@ -303,8 +306,8 @@ def handle_clears_marks(nn):
     m.register_forward_hook(lambda mod, args, out: log.append("post m always"))
     m(torch.ones(1))
     m(torch.ones(1))
-    return {**marks, "hook log": log, "len(m._forward_hooks)": len(m._forward_hooks),
-            "len(m._forward_pre_hooks)": len(m._forward_pre_hooks)}
+    return {**marks, HOOK_LOG: log, FORWARD_HOOKS_SIZE: len(m._forward_hooks),
+            FORWARD_PRE_HOOKS_SIZE: len(m._forward_pre_hooks)}
 
 
 @scenario(points=2, public=True, misconceptions=[backward_hooks_not_attached])

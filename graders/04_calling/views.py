@@ -6,9 +6,24 @@ import warnings
 
 import torch
 
+from modlab.grading.fields import Field
 from modlab.grading.observe import Raised, attempt
 
 from ..shared.trees import leaf_class
+
+# The fields scenarios observe under and detectors read, each defined once here.
+FORWARD_PRE_HOOKS_SIZE = Field("len(m._forward_pre_hooks)")
+FORWARD_HOOKS_SIZE = Field("len(m._forward_hooks)")
+MESSAGES_NAME_THE_CLASS = Field("the messages name the class")
+GRAD_ZEROED = Field("the grad is zeroed")
+HISTORY_CUT = Field("the grad's history is cut")
+KWARGS_HOOKS_SAW = Field("what the kwargs hooks saw")
+ALWAYS_CALLED_LOG = Field("always-called hook log")
+BACKWARD_LOG = Field("backward hook log")
+TRAINING_MODES = Field("modes")
+GRADS_AFTER = Field("grads after")
+GRADS_AFTER_ZEROING = Field(f"{GRADS_AFTER} zero_grad(set_to_none=False)")
+REQUIRES_GRAD_AFTER = Field("requires_grad after")
 
 
 def doubler(nn):
@@ -108,7 +123,7 @@ def always_called_hooks(nn):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         observed["m(x, fail=True) with an always-called hook that raises"] = attempt(m, torch.ones(1), fail=True)
-    return {**observed, "always-called hook log": log,
+    return {**observed, ALWAYS_CALLED_LOG: log,
             "warned": sorted({warning.category.__name__ for warning in caught})}
 
 
@@ -145,4 +160,4 @@ def backward_hooks_run(nn):
         layer(x).pow(2).sum().backward()
         observed[label] = {"x.grad": x.grad, "layer.weight.grad": layer.weight.grad}
         layer.zero_grad()
-    return {"backward hook log": log, **observed}
+    return {BACKWARD_LOG: log, **observed}

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from modlab.grading.catalog import misconception
+from modlab.grading.evidence import raised
 
-from ..shared.misconceptions import raised, views
+from .views import CLASSES_OF_VALUES, CONTAINER_TYPE, GET_SLICE, HOLDS, IS_CHILD, NO_MODULES, OPERATION, REGISTERED
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
 SEQUENCES = ("Sequential", "ModuleList")
@@ -15,23 +16,23 @@ SEQUENCES = ("Sequential", "ModuleList")
 
 def _contents(e):
     """``(torch, yours)`` pairs of container views of the same class."""
-    return [(t, y) for t, y in views(e, "type", "registered")
-            if isinstance(t["registered"], list) and y.get("type") == t["type"]]
+    return [(t, y) for t, y in e.dicts_holding(CONTAINER_TYPE, REGISTERED)
+            if isinstance(t[REGISTERED], list) and y.get(CONTAINER_TYPE) == t[CONTAINER_TYPE]]
 
 
 def _labels(view) -> list:
-    registered = view.get("registered")
+    registered = view.get(REGISTERED)
     return [item[1] for item in registered] if isinstance(registered, list) else []
 
 
 def _names(view) -> list:
-    registered = view.get("registered")
+    registered = view.get(REGISTERED)
     return [item[0] for item in registered] if isinstance(registered, list) else []
 
 
 def _emptied(e, types) -> bool:
     """torch registered children in a container of ``types``; the submission registered none."""
-    return any(t["type"] in types and t["registered"] and y.get("registered") in ([], "<no _modules>")
+    return any(t[CONTAINER_TYPE] in types and t[REGISTERED] and y.get(REGISTERED) in ([], NO_MODULES)
                for t, y in _contents(e))
 
 
@@ -71,7 +72,7 @@ def _same_children_other_names(t, y) -> bool:
 
 
 def _operation(e) -> str:
-    ops = [t for t, _ in e.pairs("operation")]
+    ops = [t for t, _ in e.pairs(OPERATION)]
     return ops[0][0] if ops and isinstance(ops[0], (list, tuple)) and ops[0] else ""
 
 
@@ -81,7 +82,7 @@ def _operation(e) -> str:
 def no_renumbering(e):
     """A container holds torch's children in torch's order, under names that are not torch's 0, 1, ...
     (outside a slice)."""
-    if _operation(e) == "get_slice" or any(":" in name for name in e.difference.names if isinstance(name, str)):
+    if _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str)):
         return False
     return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
                for t, y in _contents(e))
@@ -92,7 +93,7 @@ def no_renumbering(e):
     ModuleList is a new list numbered from '0'; both are new containers of the same class""")
 def slice_names(e):
     """A slice holds torch's children in torch's order under other names."""
-    in_slice = _operation(e) == "get_slice" or any(":" in name for name in e.difference.names if isinstance(name, str))
+    in_slice = _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str))
     return in_slice and any(_same_children_other_names(t, y) for t, y in _contents(e))
 
 
@@ -102,7 +103,7 @@ def slice_names(e):
 def negative_index_unsupported(e):
     """Non-negative indices find torch's children, negative ones do not."""
     negative = e.pairs_where(lambda name, value: bool(NEGATIVE_INDEX.search(name)) and value is True)
-    positive = e.pairs_where(lambda name, value: " is child " in name and not NEGATIVE_INDEX.search(name))
+    positive = e.pairs_where(lambda name, value: IS_CHILD in name and not NEGATIVE_INDEX.search(name))
     return bool(negative) and all(t == y for t, y in positive) and any(y is not True for _, y in negative)
 
 
@@ -120,14 +121,14 @@ def plus_not_a_new_container(e):
 def repeat_copies_children(e):
     """A repeated Sequential holds torch's children by name and tag, but some are other objects than torch's."""
     for name, t, y in e.fields():
-        if " holds " in name and isinstance(t, list) and isinstance(y, list) and all(v is True for v in t) \
+        if HOLDS in name and isinstance(t, list) and isinstance(y, list) and all(v is True for v in t) \
                 and y[:1] == [True] and not all(v is True for v in y):
             return True
     return False
 
 
 def _classes(e):
-    return e.pairs_where(lambda name, value: name.startswith("the classes of the values"))
+    return e.pairs_where(lambda name, value: name.startswith(CLASSES_OF_VALUES))
 
 
 @misconception("parameter-container-keeps-tensors", "05", """

@@ -10,13 +10,14 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
-from ..shared.probes import first_occurrences, kind, named_shapes
+from ..shared.probes import CHILD_HOOK_TIMES_10, HOOK_LOG, first_occurrences, kind, named_shapes
 from ..shared.trees import build_tree, module_trees
 from .misconceptions import (container_accepts_non_modules, container_keeps_a_plain_dict, container_keeps_a_plain_list,
                              negative_index_unsupported, no_renumbering, parameter_container_keeps_tensors,
                              parameter_dict_not_sorted, plus_not_a_new_container, repeat_copies_children, slice_names)
-from .views import (Workbench, container_views, contents, dotted_parameters, every_module, holds_a_container, label,
-                    leaves, registered_tree, same, tagged)
+from .views import (CLASSES_OF_VALUES, CONTAINER_TYPE, GET_SLICE, OPERATION, Workbench, container_views, contents,
+                    dotted_parameters, every_module, holding, holds_a_container, is_child, label, leaves,
+                    registered_tree, same, tagged)
 
 # What any container's register can show.
 REGISTERING = [container_keeps_a_plain_list, container_keeps_a_plain_dict, container_accepts_non_modules]
@@ -31,7 +32,7 @@ def sequential_registers_children_in_order(nn):
     model = nn.Sequential(*children)
     return {"Sequential(a, b, c)": contents(model), "Sequential()": contents(nn.Sequential()), "len(model)": len(model),
             "iterating gives a, b, c": same(model, children),
-            "_modules holds a, b, c": same(model._modules.values(), children)}
+            holding("_modules", "a, b, c"): same(model._modules.values(), children)}
 
 
 @scenario(points=2, public=True, misconceptions=REGISTERING)
@@ -52,7 +53,7 @@ def sequential_indexing(nn):
     children = leaves(nn, 0, 1, 2)
     model = nn.Sequential(*children)
     named = nn.Sequential(OrderedDict([("x", children[0]), ("y", children[1])]))
-    return {**{f"model[{i}] is child {i % 3}": attempt(lambda: model[i] is children[i]) for i in range(-3, 3)},
+    return {**{is_child(f"model[{i}]", i % 3): attempt(lambda: model[i] is children[i]) for i in range(-3, 3)},
             "named[-1] is its last child": attempt(lambda: named[-1] is children[1]),
             "named[0] is its first child": attempt(lambda: named[0] is children[0]),
             "model[3], model[-4], model[100]": [attempt(lambda: label(model[i])) for i in (3, -4, 100)],
@@ -70,7 +71,7 @@ def sequential_slices_keep_names(nn):
     named = nn.Sequential(OrderedDict([("a", children[0]), ("b", children[1]), ("c", children[2])]))
     sliced = model[1:3]
     return {"model[1:3]": contents(sliced), "model[1:3] is model": sliced is model,
-            "model[1:3] holds children 1, 2": same(sliced, children[1:3]), "model[::-1]": contents(model[::-1]),
+            holding("model[1:3]", "children 1, 2"): same(sliced, children[1:3]), "model[::-1]": contents(model[::-1]),
             "model[5:]": contents(model[5:]), "model[-2:]": contents(model[-2:]), "stack[::2]": contents(stack[::2]),
             "named[1:]": contents(named[1:]), "model afterwards": contents(model)}
 
@@ -159,7 +160,7 @@ def sequential_calls_children_so_hooks_run(nn):
         child.register_forward_hook(lambda module, args, output, name=name: calls.append(f"post {name}"))
     model[1].register_forward_hook(lambda module, args, output: output * 10)   # replaces the output
     model.register_forward_hook(lambda module, args, output: calls.append("post model"))
-    return {"hook log": calls, "model(x) with model[1]'s hook returning output * 10": model(torch.ones(2))}
+    return {HOOK_LOG: calls, CHILD_HOOK_TIMES_10: model(torch.ones(2))}
 
 
 @scenario(points=2, misconceptions=REGISTERING)
@@ -208,9 +209,9 @@ def module_list_indexing_and_slices(nn):
     children = leaves(nn, 0, 1, 2, 3)
     layers = Blocks(children)
     sliced = layers[1:3]
-    return {**{f"layers[{i}] is child {i % 4}": attempt(lambda: layers[i] is children[i]) for i in range(-4, 4)},
+    return {**{is_child(f"layers[{i}]", i % 4): attempt(lambda: layers[i] is children[i]) for i in range(-4, 4)},
             "layers[1:3]": contents(sliced), "layers[1:3] is layers": sliced is layers,
-            "layers[1:3] holds children 1, 2": same(sliced, children[1:3]), "layers[::-2]": contents(layers[::-2]),
+            holding("layers[1:3]", "children 1, 2"): same(sliced, children[1:3]), "layers[::-2]": contents(layers[::-2]),
             "layers[9:]": contents(layers[9:]), "layers[4], layers[-5]": [attempt(lambda: label(layers[i])) for i in (4, -5)],
             "layers['1']": attempt(lambda: label(layers["1"]))}
 
@@ -334,11 +335,11 @@ ARGUMENTS = {
     "append": st.tuples(), "append_bad": st.tuples(),
     "extend": st.tuples(st.integers(0, 2)), "add": st.tuples(st.integers(0, 2)), "iadd": st.tuples(st.integers(0, 2)),
     "insert": st.tuples(INDEX), "set": st.tuples(INDEX), "del": st.tuples(INDEX), "pop": st.tuples(INDEX),
-    "get": st.tuples(INDEX), "del_slice": st.tuples(BOUND, BOUND, STEP), "get_slice": st.tuples(BOUND, BOUND, STEP),
+    "get": st.tuples(INDEX), "del_slice": st.tuples(BOUND, BOUND, STEP), GET_SLICE: st.tuples(BOUND, BOUND, STEP),
 }
-OPERATION = st.sampled_from(list(ARGUMENTS)).flatmap(lambda name: ARGUMENTS[name].map(lambda args: [name, *args]))
+ONE_OPERATION = st.sampled_from(list(ARGUMENTS)).flatmap(lambda name: ARGUMENTS[name].map(lambda args: [name, *args]))
 SEQUENCES = st.tuples(st.sampled_from(["Sequential", "ModuleList"]), st.integers(0, 4),
-                      st.lists(OPERATION, min_size=1, max_size=8)).map(list)
+                      st.lists(ONE_OPERATION, min_size=1, max_size=8)).map(list)
 
 
 @scenario(points=4, specs=SEQUENCES, examples=60,
@@ -351,7 +352,7 @@ def random_list_operations(nn, spec):
     history = []
     for operation in operations:
         result = attempt(bench.apply, *operation)
-        history.append({"operation": operation, "returned": result, "container": contents(bench.container),
+        history.append({OPERATION: operation, "returned": result, "container": contents(bench.container),
                         "len": attempt(len, bench.container)})
     return history
 
@@ -374,7 +375,7 @@ def random_trees_container_views(nn, spec):
     """indexing, iteration and slices of every container in a tree agree with its register"""
     root = build_tree(nn, spec)
     containers = [m for m in every_module(root) if isinstance(m, (nn.Sequential, nn.ModuleList, nn.ModuleDict))]
-    return [{"type": type(c).__name__, "views": container_views(nn, c)} for c in containers]
+    return [{CONTAINER_TYPE: type(c).__name__, "views": container_views(nn, c)} for c in containers]
 
 
 # Sequential repetition, and the parameter containers.
@@ -386,13 +387,13 @@ def sequential_repetition(nn):
     model = nn.Sequential(*children)
     named = nn.Sequential(OrderedDict([("x", children[0])]))
     twice, thrice = model * 2, 3 * model
-    observed = {"model * 2": contents(twice), "model * 2 holds a, b, a, b": same(twice, children * 2),
+    observed = {"model * 2": contents(twice), holding("model * 2", "a, b, a, b"): same(twice, children * 2),
                 "(model * 2) is model": twice is model, "3 * model": contents(thrice),
-                "3 * model holds a, b, a, b, a, b": same(thrice, children * 3), "named * 2": contents(named * 2)}
+                holding("3 * model", "a, b, a, b, a, b"): same(thrice, children * 3), "named * 2": contents(named * 2)}
     before = model
     model *= 2
     observed.update({"model is model after model *= 2": model is before, "model after model *= 2": contents(model),
-                     "model after *= holds a, b, a, b": same(model, children * 2)})
+                     holding("model after *=", "a, b, a, b"): same(model, children * 2)})
     for call, action in (("model * 0", lambda: model * 0), ("model * -1", lambda: model * -1),
                          ("model * 1.5", lambda: model * 1.5), ("1.5 * model", lambda: 1.5 * model),
                          ("model *= 0", lambda: model.__imul__(0)), ("named *= 2", lambda: named.__imul__(2))):
@@ -407,16 +408,16 @@ def parameter_list(nn):
     values = nn.ParameterList([p, torch.zeros(3), "note"])
     values.append(torch.ones(1, 2))
     sliced = values[1:]
-    return {"the classes of the values": [type(v).__name__ for v in values], "len(values)": len(values),
+    return {CLASSES_OF_VALUES: [type(v).__name__ for v in values], "len(values)": len(values),
             "values[0] is p": values[0] is p, "values[-1] is values[3]": values[-1] is values[3],
             "values[torch.tensor(1)] is values[1]": attempt(lambda: values[torch.tensor(1)] is values[1]),
             "values[2]": values[2], "values[4]": attempt(lambda: kind(values[4])),
             "type(values[1:]).__name__": type(sliced).__name__,
-            "values[1:] holds the same values": same(sliced, list(values)[1:]),
+            holding("values[1:]", "the same values"): same(sliced, list(values)[1:]),
             "values.named_parameters()": named_shapes(values.named_parameters()),
             "values.extend(torch.ones(2))": attempt(values.extend, torch.ones(2)),
             "values.extend([torch.ones(3)]) is values": values.extend([torch.ones(3)]) is values,
-            "the classes of the values afterwards": [type(v).__name__ for v in values],
+            f"{CLASSES_OF_VALUES} afterwards": [type(v).__name__ for v in values],
             "repr(values)": repr(values).split("\n")}
 
 
@@ -425,7 +426,7 @@ def parameter_dict(nn):
     """ParameterDict: a plain dict's keys sorted, tensors wrapped, dict methods, | and |=, torch's errors"""
     d = nn.ParameterDict({"b": torch.ones(1), "a": torch.zeros(2), "c": "note"})
     observed = {"list(ParameterDict({'b': ..., 'a': ..., 'c': ...}))": list(d),
-                "the classes of the values": [type(v).__name__ for v in d.values()],
+                CLASSES_OF_VALUES: [type(v).__name__ for v in d.values()],
                 "d.named_parameters()": named_shapes(d.named_parameters())}
     d.update(OrderedDict([("z", torch.ones(3)), ("y", nn.Parameter(torch.ones(4)))]))
     observed.update({"list(d) after d.update(OrderedDict(z=..., y=...))": list(d), "list(reversed(d))": list(reversed(d)),

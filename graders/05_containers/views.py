@@ -6,6 +6,29 @@ from __future__ import annotations
 import functools
 
 from modlab.grading import attempt
+from modlab.grading.fields import Field
+
+from ..shared.probes import ATTRIBUTES, MODULES
+
+# The fields scenarios observe under and detectors read, each defined once here.
+CONTAINER_TYPE = Field("type")
+REGISTERED = Field("registered")
+OPERATION = Field("operation")
+CLASSES_OF_VALUES = Field("the classes of the values")
+HOLDS = Field(" holds ")  # "model[1:3] holds children 1, 2": the children are those objects (see holding())
+IS_CHILD = Field(" is child ")  # "model[-1] is child 2": indexing finds that child (see is_child())
+NO_MODULES = "<no _modules>"  # what contents() shows for a container with no _modules register
+GET_SLICE = "get_slice"  # the random list operation that reads a slice
+
+
+def holding(expression: str, what: str) -> str:
+    """The name under which a scenario observes whether ``expression`` holds the objects ``what`` names."""
+    return f"{expression}{HOLDS}{what}"
+
+
+def is_child(expression: str, index: int) -> str:
+    """The name under which a scenario observes whether ``expression`` is the child at ``index``."""
+    return f"{expression}{IS_CHILD}{index}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -37,17 +60,17 @@ def label(module):
         return None
     if hasattr(module, "tag"):
         return module.tag
-    if not isinstance(getattr(module, "__dict__", {}).get("_modules"), dict):
+    if not isinstance(getattr(module, ATTRIBUTES, {}).get(MODULES), dict):
         return f"<{type(module).__name__}>"
     return contents(module)
 
 
 def contents(container):
     """A container as plain data: its class, and ``[name, label]`` per registered child."""
-    registered = getattr(container, "__dict__", {}).get("_modules")
+    registered = getattr(container, ATTRIBUTES, {}).get(MODULES)
     if not isinstance(registered, dict):
-        return {"type": type(container).__name__, "registered": "<no _modules>"}
-    return {"type": type(container).__name__, "registered": [[name, label(child)] for name, child in registered.items()]}
+        return {CONTAINER_TYPE: type(container).__name__, REGISTERED: NO_MODULES}
+    return {CONTAINER_TYPE: type(container).__name__, REGISTERED: [[name, label(child)] for name, child in registered.items()]}
 
 
 def same(items, expected):
@@ -124,8 +147,8 @@ def holds_a_container(members):
 
 def registered_tree(module):
     """``{"type": class, "registered": [[name, subtree], ...]}`` from the registers alone."""
-    return {"type": type(module).__name__,
-            "registered": [[name, None if child is None else registered_tree(child)]
+    return {CONTAINER_TYPE: type(module).__name__,
+            REGISTERED: [[name, None if child is None else registered_tree(child)]
                            for name, child in module._modules.items()]}
 
 

@@ -5,15 +5,18 @@ whether each registered tensor is still the same object after a load."""
 from __future__ import annotations
 
 from modlab.grading.catalog import misconception
-from modlab.grading.evidence import TensorView
+from modlab.grading.evidence import TensorView, raised
 
-from ..shared.misconceptions import raised, views
+from ..shared.probes import NON_PERSISTENT_NAMES
+from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, ITEMS, KEYS_SEEN, MISSING_KEYS,
+                    REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, STATE_TYPE, TENSOR_CLASS,
+                    UNEXPECTED_KEYS, VERSIONS_SEEN, WRITTEN_CHECKPOINTS, WRONG_SHAPES_RAISES)
 
 
 def _states(e):
     """``(torch keys, your keys, torch items, your items)`` of every state dict shown."""
-    return [(list(t["items"]), list(y["items"]), t["items"], y["items"]) for t, y in views(e, "type", "items")
-            if isinstance(t["items"], dict) and isinstance(y.get("items"), dict)]
+    return [(list(t[ITEMS]), list(y[ITEMS]), t[ITEMS], y[ITEMS]) for t, y in e.dicts_holding(STATE_TYPE, ITEMS)
+            if isinstance(t[ITEMS], dict) and isinstance(y.get(ITEMS), dict)]
 
 
 def _left_out(key: str, left_out: set[str]) -> bool:
@@ -39,7 +42,7 @@ def state_order(e):
     state_dict(destination, prefix + name + "."), so every submodule's keys are there, dotted""")
 def state_not_recursive(e):
     """The submission's state lacks exactly torch's keys of submodules (dotted ones), and has none torch lacks."""
-    aliases = _listed(e, "aliases")
+    aliases = _listed(e, ALIASES)
     for want, got, _, _ in _states(e):
         missing = [k for k in want if k not in got]
         if missing and set(got) <= set(want) and all("." in k for k in missing) \
@@ -54,12 +57,12 @@ def state_not_recursive(e):
 def non_persistent_is_state(e):
     """The submission saves a non-persistent buffer (or an empty slot) torch leaves out, or loads its key
     where torch calls it unexpected."""
-    left_out = set(_listed(e, "non-persistent buffers"))
+    left_out = set(_listed(e, NON_PERSISTENT_NAMES))
     for want, got, _, y_items in _states(e):
         extra = [k for k in got if k not in want]
         if extra and all(_left_out(k, left_out) or y_items[k] is None for k in extra):
             return True
-    for t, y in e.pairs("unexpected_keys"):
+    for t, y in e.pairs(UNEXPECTED_KEYS):
         if isinstance(t, list) and isinstance(y, list) and y and set(y) < set(t) \
                 and all(_left_out(k, left_out) for k in set(t) - set(y)):
             return True
@@ -78,8 +81,8 @@ def state_not_detached(e):
             if isinstance(t, TensorView) and isinstance(y, TensorView) and t.cls == "Tensor" and not t.requires_grad \
                     and (y.cls == "Parameter" or y.requires_grad):
                 return True
-    return any(t.get("class") == "Tensor" and y.get("class") == "Parameter" or t.get("requires_grad") is False
-               and y.get("requires_grad") is True for t, y in views(e, "class", "requires_grad"))
+    return any(t.get(TENSOR_CLASS) == "Tensor" and y.get(TENSOR_CLASS) == "Parameter" or t.get(REQUIRES_GRAD) is False
+               and y.get(REQUIRES_GRAD) is True for t, y in e.dicts_holding(TENSOR_CLASS, REQUIRES_GRAD))
 
 
 @misconception("shared-module-saved-once", "06", """
@@ -87,7 +90,7 @@ def state_not_detached(e):
     both names (and a tied Parameter under each of its names), unlike parameters()""")
 def shared_module_saved_once(e):
     """The submission's state lacks exactly keys under the names a module or tensor is registered again as."""
-    aliases = _listed(e, "aliases")
+    aliases = _listed(e, ALIASES)
     for want, got, _, _ in _states(e):
         missing = [k for k in want if k not in got]
         if aliases and missing and set(got) <= set(want) and all(
@@ -101,7 +104,7 @@ def shared_module_saved_once(e):
     _parameters, _buffers or _modules, so state_dict() must not find them (walk the registers, not __dict__)""")
 def state_includes_unregistered(e):
     """The submission saves keys torch does not, none of them non-persistent buffers or empty slots."""
-    left_out = set(_listed(e, "non-persistent buffers"))
+    left_out = set(_listed(e, NON_PERSISTENT_NAMES))
     for want, got, _, y_items in _states(e):
         extra = [k for k in got if k not in want]
         if extra and set(want) <= set(got) and not any(_left_out(k, left_out) or y_items[k] is None for k in extra):
@@ -115,7 +118,7 @@ def state_includes_unregistered(e):
     the checkpoint's dtype instead of its own""")
 def load_rebinds(e):
     """After loading, a registered tensor is the same object in torch and a new one in the submission."""
-    for t, y in e.pairs("is the same tensor after loading"):
+    for t, y in e.pairs(SAME_AFTER_LOADING):
         if isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items()):
             return True
     return False
@@ -131,7 +134,7 @@ def _raise_fields(e, needle: str):
 def strict_ignored(e):
     """A strict load with missing or unexpected keys raised RuntimeError in torch, not in the submission,
     though the submission finds the same missing and unexpected keys (where the scenario shows them)."""
-    if e.differing("missing_keys") or e.differing("unexpected_keys"):
+    if e.differing(MISSING_KEYS) or e.differing(UNEXPECTED_KEYS):
         return False
     for t, y in _raise_fields(e, "strict=True"):
         if (t == "RuntimeError" or raised(t, "RuntimeError")) and (y == "no error" or not (raised(y) or
@@ -145,7 +148,7 @@ def strict_ignored(e):
     mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
 def first_problem_raises(e):
     """Both raised RuntimeError; torch's message names every one of several keys, the submission's only one."""
-    for t, y in e.pairs("the error names each key"):
+    for t, y in e.pairs(ERROR_NAMES_EACH_KEY):
         if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values()) and sum(map(bool, y.values())) == 1:
             return True
     return False
@@ -155,7 +158,7 @@ def first_problem_raises(e):
     a shape mismatch is an error even with strict=False: strict only forgives missing and unexpected keys""")
 def size_mismatch_forgiven(e):
     """A load with wrong shapes raised RuntimeError in torch with strict=False, not in the submission."""
-    return any(t == "RuntimeError" and y == "no error" for t, y in _raise_fields(e, "wrong shapes"))
+    return any(t == "RuntimeError" and y == "no error" for t, y in e.pairs(WRONG_SHAPES_RAISES))
 
 
 @misconception("non-strict-keys-wrong", "06", """
@@ -166,12 +169,12 @@ def non_strict_keys_wrong(e):
     several but not all of torch's keys, while every state dict shown has torch's keys in torch's order."""
     if not all(want == got for want, got, _, _ in _states(e)):
         return False
-    left_out = set(_listed(e, "non-persistent buffers"))
-    for t, y in e.differing("missing_keys") + e.differing("unexpected_keys"):
+    left_out = set(_listed(e, NON_PERSISTENT_NAMES))
+    for t, y in e.differing(MISSING_KEYS) + e.differing(UNEXPECTED_KEYS):
         if isinstance(t, list) and isinstance(y, list) and not all(_left_out(k, left_out) for k in set(t) ^ set(y)):
             return True
     return any(isinstance(t, dict) and isinstance(y, dict) and all(t.values()) and 1 < sum(map(bool, y.values())) < len(t)
-               for t, y in e.pairs("the error names each key"))
+               for t, y in e.pairs(ERROR_NAMES_EACH_KEY))
 
 
 @misconception("metadata-wrong", "06", """
@@ -180,7 +183,7 @@ def non_strict_keys_wrong(e):
     version of that module's own class, recorded before the module saves anything""")
 def metadata_wrong(e):
     """The state dict has torch's keys, its _metadata does not."""
-    keys = e.pairs("model.state_dict() keys")
+    keys = e.pairs(STATE_DICT_KEYS)
     return bool(keys) and all(t == y for t, y in keys) and any(
         t != y for t, y in e.pairs_where(lambda name, value: name.endswith("._metadata")))
 
@@ -194,9 +197,9 @@ def local_metadata_not_passed(e):
     in torch, with other versions than its metadata holds."""
     for label, t in e.torch.items():
         y = e.yours.get(label) if isinstance(e.yours, dict) else None
-        if not (label.startswith("a ") and isinstance(t, dict) and isinstance(y, dict)):
+        if not (label in WRITTEN_CHECKPOINTS and isinstance(t, dict) and isinstance(y, dict)):
             continue
-        seen_t, seen_y = t.get("[prefix, version] each override saw"), y.get("[prefix, version] each override saw")
+        seen_t, seen_y = t.get(VERSIONS_SEEN), y.get(VERSIONS_SEEN)
         if isinstance(seen_t, list) and isinstance(seen_y, list) and seen_t != seen_y \
                 and [p for p, _ in seen_t] == [p for p, _ in seen_y]:
             return True
@@ -209,7 +212,7 @@ def local_metadata_not_passed(e):
     override (and the unexpected-key check) sees only that module's part of the checkpoint""")
 def child_sees_all_keys(e):
     """An override below the root saw more keys than torch's, all of torch's among them."""
-    for t, y in e.pairs("keys each override saw"):
+    for t, y in e.pairs(KEYS_SEEN):
         if isinstance(t, list) and isinstance(y, list) and len(t) == len(y):
             for (prefix_t, keys_t), (prefix_y, keys_y) in zip(t, y):
                 if prefix_t == prefix_y and prefix_t and set(keys_t) < set(keys_y):
@@ -224,13 +227,13 @@ def child_sees_all_keys(e):
 def extra_state_ignored(e):
     """torch's state holds '_extra_state' keys the submission's lacks, or torch restored an extra state the
     submission did not."""
-    for t, y in e.pairs("model.state_dict()"):
+    for t, y in e.pairs(STATE_DICT):
         if isinstance(t, dict) and isinstance(y, dict):
             missing = set(t) - set(y)
             if missing and all(k.endswith("_extra_state") for k in missing):
                 return True
-    return any(t != y for t, y in e.pairs("fresh.counter.calls")) and not any(
-        t != y for t, y in e.pairs("model.state_dict()"))
+    return any(t != y for t, y in e.pairs(COUNTER_CALLS)) and not any(
+        t != y for t, y in e.pairs(STATE_DICT))
 
 
 @misconception("assign-copies", "06", """
@@ -240,4 +243,4 @@ def extra_state_ignored(e):
 def assign_copies(e):
     """With assign=True, torch holds the checkpoint's tensor where the submission holds another."""
     return any(isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items())
-               for t, y in e.pairs("is the checkpoint's tensor after assign"))
+               for t, y in e.pairs(AFTER_ASSIGN))

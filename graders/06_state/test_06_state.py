@@ -8,14 +8,17 @@ import torch
 
 from modlab.grading import attempt, scenario
 
+from ..shared.probes import HOOK_LOG, NON_PERSISTENT_NAMES
 from ..shared.trees import build_tree, lookup, module_trees
 from .misconceptions import (assign_copies, child_sees_all_keys, extra_state_ignored, first_problem_raises,
                              load_rebinds, local_metadata_not_passed, metadata_wrong, non_persistent_is_state,
                              non_strict_keys_wrong, shared_module_saved_once, size_mismatch_forgiven,
                              state_includes_unregistered, state_not_detached, state_not_recursive, state_order,
                              strict_ignored)
-from .views import (aliases, checkpoint, counter_class, error_text, hooked_tree, items, mentioned, metadata,
-                    migrating_model, net_class, old_checkpoints, registered, scale_class, versioned_tree)
+from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, KEYS_SEEN, MISSING_KEYS, REQUIRES_GRAD,
+                    SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN,
+                    WRONG_SHAPES_RAISES, aliases, checkpoint, counter_class, error_text, hooked_tree, items, mentioned,
+                    metadata, migrating_model, net_class, old_checkpoints, registered, scale_class, versioned_tree)
 
 # What any state_dict() can show.
 SAVING = [state_order, state_not_recursive, non_persistent_is_state, state_not_detached,
@@ -26,7 +29,7 @@ SAVING = [state_order, state_not_recursive, non_persistent_is_state, state_not_d
 def keys_in_torch_order(nn):
     """state_dict() is an OrderedDict: own parameters, own buffers, then each child, depth first"""
     model = net_class(nn)()
-    return {"parameter keys": PARAMETER_KEYS, "model.state_dict()": items(model.state_dict(), model),
+    return {"parameter keys": PARAMETER_KEYS, STATE_DICT: items(model.state_dict(), model),
             "model.first.state_dict() keys": list(model.first.state_dict())}
 
 
@@ -38,7 +41,7 @@ def values_are_detached_and_share_storage(nn):
     """values are detached tensors over the model's own storage, not copies"""
     model = net_class(nn)()
     state = model.state_dict()
-    kinds = {key: {"class": type(v).__name__, "requires_grad": v.requires_grad, "is_leaf": v.is_leaf,
+    kinds = {key: {TENSOR_CLASS: type(v).__name__, REQUIRES_GRAD: v.requires_grad, "is_leaf": v.is_leaf,
                    "grad_fn is None": v.grad_fn is None} for key, v in state.items()}
     shared = {key: v.data_ptr() == lookup(model, key).data_ptr() for key, v in state.items()}
     with torch.no_grad():
@@ -61,7 +64,7 @@ def non_persistent_and_empty_slots_left_out(nn):
     model.register_buffer("running", None)
     model.add_module("head", None)
     model.register_buffer("kept", torch.ones(2))
-    return {"non-persistent buffers": ["cache"], "model.state_dict()": items(model.state_dict(), model),
+    return {NON_PERSISTENT_NAMES: ["cache"], STATE_DICT: items(model.state_dict(), model),
             "model.state_dict(keep_vars=True)": items(model.state_dict(keep_vars=True), model)}
 
 
@@ -75,7 +78,7 @@ def shared_module_saved_under_every_name(nn):
     model.again = model.encoder
     model.decoder.weight = model.encoder.weight
     state = model.state_dict()
-    return {"aliases": ["again", "decoder.weight"], "model.state_dict()": items(state, model),
+    return {ALIASES: ["again", "decoder.weight"], STATE_DICT: items(state, model),
             "again.bias shares encoder.bias": state["again.bias"].data_ptr() == state["encoder.bias"].data_ptr()
             if "again.bias" in state and "encoder.bias" in state else None}
 
@@ -98,7 +101,7 @@ def unregistered_layers_are_not_state(nn):
     model.layers = [Scale(), Scale()]
     model.scale = torch.ones(3)
     model.head = Scale()
-    return {"model.state_dict()": items(model.state_dict(), model)}
+    return {STATE_DICT: items(model.state_dict(), model)}
 
 
 LOADING = [load_rebinds, strict_ignored, first_problem_raises, size_mismatch_forgiven,
@@ -117,8 +120,8 @@ def load_copies_in_place(nn):
     leaves = {key: [v.is_leaf, v.requires_grad, v.grad_fn is None] for key, v in after.items()}
     with torch.no_grad():  # the model holds copies: changing the source leaves it alone
         source.gain.add_(1)
-    return {"load_state_dict returns": tuple(result), "is the same tensor after loading": same,
-            "[is_leaf, requires_grad, grad_fn is None]": leaves, "model.state_dict()": items(model.state_dict(), model),
+    return {"load_state_dict returns": tuple(result), SAME_AFTER_LOADING: same,
+            "[is_leaf, requires_grad, grad_fn is None]": leaves, STATE_DICT: items(model.state_dict(), model),
             "model.first.cache": model.first.cache}
 
 
@@ -134,7 +137,7 @@ def optimizer_keeps_training_after_load(nn):
     loss = model(torch.ones(2, 3)).pow(2).sum()
     loss.backward()
     optimizer.step()
-    return {"is the same tensor after loading": {key: after.get(key) is tensor for key, tensor in before.items()},
+    return {SAME_AFTER_LOADING: {key: after.get(key) is tensor for key, tensor in before.items()},
             "model.state_dict() after a step": items(model.state_dict(), model)}
 
 
@@ -147,8 +150,8 @@ def model_dtype_wins(nn):
              "steps": torch.tensor(7.9, dtype=torch.float64)}
     model.load_state_dict(state)
     after = model.state_dict(keep_vars=True)
-    return {"is the same tensor after loading": {key: after.get(key) is tensor for key, tensor in before.items()},
-            "model.state_dict()": items(model.state_dict(), model)}
+    return {SAME_AFTER_LOADING: {key: after.get(key) is tensor for key, tensor in before.items()},
+            STATE_DICT: items(model.state_dict(), model)}
 
 
 @scenario(points=3, public=True, misconceptions=[*LOADING, non_strict_keys_wrong])
@@ -159,7 +162,7 @@ def strict_reports_missing_and_unexpected(nn):
                        ghost__weight=torch.ones(1))
     raised = error_text(model.load_state_dict, state)
     keys = ["gain", "second.steps", "extra", "first.extra", "ghost.weight"]
-    return {"load_state_dict(strict=True) raises": raised[0], "the error names each key": dict(zip(keys, mentioned(raised, keys)))}
+    return {"load_state_dict(strict=True) raises": raised[0], ERROR_NAMES_EACH_KEY: dict(zip(keys, mentioned(raised, keys)))}
 
 
 @scenario(points=2, misconceptions=LOADING)
@@ -178,9 +181,9 @@ def non_strict_returns_the_keys(nn):
     state = checkpoint(net_class(nn)(), gain=None, first__bias=None, extra=torch.ones(1),
                        second__extra=torch.ones(1))
     result = model.load_state_dict(state, strict=False)
-    return {"returns a tuple": isinstance(result, tuple), "missing_keys": list(result.missing_keys),
-            "unexpected_keys": list(result.unexpected_keys), "its fields": list(result._fields),
-            "model.state_dict()": items(model.state_dict(), model)}
+    return {"returns a tuple": isinstance(result, tuple), MISSING_KEYS: list(result.missing_keys),
+            UNEXPECTED_KEYS: list(result.unexpected_keys), "its fields": list(result._fields),
+            STATE_DICT: items(model.state_dict(), model)}
 
 
 @scenario(points=1, misconceptions=LOADING)
@@ -200,8 +203,8 @@ def size_mismatch_raises_even_when_not_strict(nn):
     model = net_class(nn)()
     state = checkpoint(net_class(nn)(), first__weight=torch.ones(4), mean=torch.ones(1, 3))
     raised = error_text(model.load_state_dict, state, strict=False)
-    return {"load_state_dict(strict=False) with wrong shapes raises": raised[0],
-            "the error names each key": dict(zip(["first.weight", "mean"], mentioned(raised, ["first.weight", "mean"]))),
+    return {WRONG_SHAPES_RAISES: raised[0],
+            ERROR_NAMES_EACH_KEY: dict(zip(["first.weight", "mean"], mentioned(raised, ["first.weight", "mean"]))),
             "model.state_dict() afterwards": items(model.state_dict(), model)}
 
 
@@ -211,8 +214,8 @@ def keys_without_a_slot_are_unexpected(nn):
     model = scale_class(nn)()
     model.register_parameter("scale", None)
     state = checkpoint(model, cache=torch.ones(3), scale=torch.ones(1))
-    return {"non-persistent buffers": ["cache"],
-            "unexpected_keys": list(model.load_state_dict(state, strict=False).unexpected_keys),
+    return {NON_PERSISTENT_NAMES: ["cache"],
+            UNEXPECTED_KEYS: list(model.load_state_dict(state, strict=False).unexpected_keys),
             "load_state_dict(strict=True)": attempt(model.load_state_dict, state)}
 
 
@@ -259,7 +262,7 @@ TREES = module_trees(containers=True)
 def random_trees_state_dict(nn, spec):
     """on random module trees, state_dict() has torch's keys, order and values"""
     model = build_tree(nn, spec)
-    return {"aliases": aliases(model), "model.state_dict()": items(model.state_dict(), model),
+    return {ALIASES: aliases(model), STATE_DICT: items(model.state_dict(), model),
             "is the registered tensor": registered(model, model.state_dict(keep_vars=True))}
 
 
@@ -269,8 +272,8 @@ def random_trees_load_in_place(nn, spec):
     source, model = build_tree(nn, spec), build_tree(nn, spec)
     before = model.state_dict(keep_vars=True)
     result = model.load_state_dict(source.state_dict())
-    return {"aliases": aliases(model), "load_state_dict returns": tuple(result), "model.state_dict()": items(model.state_dict(), model),
-            "is the same tensor after loading": registered(model, before)}
+    return {ALIASES: aliases(model), "load_state_dict returns": tuple(result), STATE_DICT: items(model.state_dict(), model),
+            SAME_AFTER_LOADING: registered(model, before)}
 
 
 @scenario(points=2, specs=TREES, examples=30, misconceptions=[*LOADING, non_strict_keys_wrong])
@@ -282,8 +285,8 @@ def random_trees_non_strict_keys(nn, spec):
     for key in keys[::2]:
         state[key + "_x"] = state.pop(key)  # each one both missing and unexpected
     result = model.load_state_dict(state, strict=False)
-    return {"aliases": aliases(model), "missing_keys": list(result.missing_keys),
-            "unexpected_keys": list(result.unexpected_keys), "model.state_dict()": items(model.state_dict(), model),
+    return {ALIASES: aliases(model), MISSING_KEYS: list(result.missing_keys),
+            UNEXPECTED_KEYS: list(result.unexpected_keys), STATE_DICT: items(model.state_dict(), model),
             "load_state_dict(strict=True)": attempt(model.load_state_dict, state)}
 
 
@@ -295,7 +298,7 @@ def metadata_versions(nn):
     model = versioned_tree(nn)
     state = model.state_dict()
     prefixed = model.state_dict(prefix="net.")
-    return {"model.state_dict() keys": list(state), "model.state_dict()._metadata": metadata(state),
+    return {STATE_DICT_KEYS: list(state), "model.state_dict()._metadata": metadata(state),
             "model.state_dict(prefix='net.')._metadata": metadata(prefixed),
             "model.state_dict(destination={}) has _metadata": hasattr(model.state_dict(destination={}), "_metadata")}
 
@@ -310,7 +313,7 @@ def torch_style_override_migrates(nn):
         keys_before = list(old)
         returned = attempt(lambda: tuple(model.load_state_dict(old)))
         observed[label] = {"load_state_dict returns": returned,
-                           "[prefix, version] each override saw": [[prefix, version] for prefix, version, _ in seen],
+                           VERSIONS_SEEN: [[prefix, version] for prefix, version, _ in seen],
                            "the weights": [model.body.weight, model.body.inner.weight, model.head.weight],
                            "the checkpoint is unchanged": list(old) == keys_before}
     return observed
@@ -324,8 +327,8 @@ def child_sees_own_keys(nn):
     state["body.stray"] = torch.ones(1)
     state["other.weight"] = torch.ones(1)
     result = model.load_state_dict(state, strict=False)
-    return {"keys each override saw": [[prefix, keys] for prefix, _, keys in seen],
-            "unexpected_keys": list(result.unexpected_keys), "missing_keys": list(result.missing_keys)}
+    return {KEYS_SEEN: [[prefix, keys] for prefix, _, keys in seen],
+            UNEXPECTED_KEYS: list(result.unexpected_keys), MISSING_KEYS: list(result.missing_keys)}
 
 
 @scenario(points=1)
@@ -368,8 +371,8 @@ def extra_state(nn):
     fresh.plain = nn.Module()
     result = attempt(lambda: tuple(fresh.load_state_dict(state)))
     without = {key: value for key, value in state.items() if not key.endswith("_extra_state")}
-    return {"model.state_dict()": {key: value for key, value in state.items()},
-            "fresh.load_state_dict(state) returns": result, "fresh.counter.calls": fresh.counter.calls,
+    return {STATE_DICT: {key: value for key, value in state.items()},
+            "fresh.load_state_dict(state) returns": result, COUNTER_CALLS: fresh.counter.calls,
             "load_state_dict(state without the extra state, strict=False)":
                 attempt(lambda: tuple(fresh.load_state_dict(without, strict=False))),
             "plain.load_state_dict({'_extra_state': 1}, strict=False)":
@@ -386,7 +389,7 @@ def assign_loads(nn):
     old = model.weight
     result = model.load_state_dict(source, assign=True)
     return {"load_state_dict(..., assign=True) returns": tuple(result),
-            "is the checkpoint's tensor after assign": {key: lookup(model, key) is value or
+            AFTER_ASSIGN: {key: lookup(model, key) is value or
                                                         lookup(model, key).data_ptr() == value.data_ptr()
                                                         for key, value in source.items()},
             "model.state_dict(keep_vars=True)": items(model.state_dict(keep_vars=True), model),
@@ -402,4 +405,4 @@ def state_hooks_order(nn):
     state = model.state_dict()
     state["extra"] = torch.ones(1)
     result = attempt(lambda: tuple(model.load_state_dict(state)))
-    return {"state_dict() keys": keys, "load_state_dict (a post-hook drops 'extra')": result, "hook log": log}
+    return {"state_dict() keys": keys, "load_state_dict (a post-hook drops 'extra')": result, HOOK_LOG: log}

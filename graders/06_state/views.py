@@ -7,7 +7,31 @@ import re
 
 import torch
 
+from modlab.grading.fields import Field
+
+from ..shared.probes import NON_PERSISTENT_NAMES
 from ..shared.trees import lookup
+
+# The fields scenarios observe under and detectors read, each defined once here.
+STATE_TYPE = Field("type")
+ITEMS = Field("items")
+ALIASES = Field("aliases")
+UNEXPECTED_KEYS = Field("unexpected_keys")
+MISSING_KEYS = Field("missing_keys")
+TENSOR_CLASS = Field("class")
+REQUIRES_GRAD = Field("requires_grad")
+SAME_AFTER_LOADING = Field("is the same tensor after loading")
+ERROR_NAMES_EACH_KEY = Field("the error names each key")
+STATE_DICT_KEYS = Field("model.state_dict() keys")
+VERSIONS_SEEN = Field("[prefix, version] each override saw")
+KEYS_SEEN = Field("keys each override saw")
+STATE_DICT = Field("model.state_dict()")
+COUNTER_CALLS = Field("fresh.counter.calls")
+AFTER_ASSIGN = Field("is the checkpoint's tensor after assign")
+WRONG_SHAPES_RAISES = Field("load_state_dict(strict=False) with wrong shapes raises")
+VERSION_1 = Field("a version-1 checkpoint")
+NO_METADATA = Field("a checkpoint without _metadata")
+WRITTEN_CHECKPOINTS = (VERSION_1, NO_METADATA)  # checkpoints the scenario wrote, not the submission
 
 
 def scale_class(nn):
@@ -49,9 +73,9 @@ def net_class(nn):
 def items(state, model=None, prefix=""):
     """A state dict as plain data: its type, its keys and tensors in order and,
     given the model, the keys its non-persistent buffers would have (what is not state)."""
-    view = {"type": type(state).__name__, "items": state}
+    view = {STATE_TYPE: type(state).__name__, ITEMS: state}
     if model is not None:
-        view["non-persistent buffers"] = non_persistent_keys(model, prefix)
+        view[NON_PERSISTENT_NAMES] = non_persistent_keys(model, prefix)
     return view
 
 
@@ -187,7 +211,7 @@ def old_checkpoints():
     versioned._metadata = OrderedDict([("", {"version": 1}), ("body", {"version": 1}), ("body.inner", {"version": 1}),
                                        ("head", {"version": 2})])
     plain = {"body.w": torch.ones(2), "body.inner.weight": torch.full((2,), 2.0), "head.w": torch.full((2,), 3.0)}
-    return [("a version-1 checkpoint", versioned), ("a checkpoint without _metadata", plain)]
+    return [(VERSION_1, versioned), (NO_METADATA, plain)]
 
 
 def counter_class(nn):

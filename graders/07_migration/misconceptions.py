@@ -5,9 +5,9 @@ same object, and mark tensors no one registered with ``unregistered:``."""
 from __future__ import annotations
 
 from modlab.grading.catalog import misconception
-from modlab.grading.evidence import TensorView
+from modlab.grading.evidence import TensorView, raised
 
-from ..shared.misconceptions import raised, views
+from .views import CLASSES_SEEN, DEVICE, DTYPE, GRAD, SAME_PARAMETER, SEEN, UNREGISTERED, VALUE
 
 INTEGER = ("int8", "int16", "int32", "int64", "uint8", "bool")
 
@@ -19,12 +19,12 @@ def _is_integer(dtype: str) -> bool:
 def _entries(e):
     """``(torch, yours)`` per-tensor entries: the tensor's value and gradient, or its dtype and device."""
     pairs = []
-    for t, y in views(e, "value", "grad"):
-        pairs.append(({"dtype": _dtype(t["value"]), "device": _device(t["value"]), "grad": t["grad"]},
-                      {"dtype": _dtype(y.get("value")), "device": _device(y.get("value")), "grad": y.get("grad")}))
-    for t, y in views(e, "dtype", "device"):
-        pairs.append(({"dtype": str(t["dtype"]).removeprefix("torch."), "device": t["device"], "grad": None},
-                      {"dtype": str(y.get("dtype")).removeprefix("torch."), "device": y.get("device"), "grad": None}))
+    for t, y in e.dicts_holding(VALUE, GRAD):
+        pairs.append(({DTYPE: _dtype(t[VALUE]), DEVICE: _device(t[VALUE]), GRAD: t[GRAD]},
+                      {DTYPE: _dtype(y.get(VALUE)), DEVICE: _device(y.get(VALUE)), GRAD: y.get(GRAD)}))
+    for t, y in e.dicts_holding(DTYPE, DEVICE):
+        pairs.append(({DTYPE: str(t[DTYPE]).removeprefix("torch."), DEVICE: t[DEVICE], GRAD: None},
+                      {DTYPE: str(y.get(DTYPE)).removeprefix("torch."), DEVICE: y.get(DEVICE), GRAD: None}))
     return pairs
 
 
@@ -41,7 +41,7 @@ def _device(value) -> str:
     leaves an optimizer built before .to() holding tensors the model no longer uses""")
 def new_parameters_on_move(e):
     """After the move, a Parameter is the same object in torch and a new one in the submission."""
-    return any(t is True and y is False for seen_t, seen_y in e.pairs("is the same Parameter object")
+    return any(t is True and y is False for seen_t, seen_y in e.pairs(SAME_PARAMETER)
                for t, y in zip(seen_t, seen_y))
 
 
@@ -50,7 +50,7 @@ def new_parameters_on_move(e):
     num_batches_tracked) keep theirs; only .type() casts every tensor""")
 def integer_buffers_cast(e):
     """torch kept an integer or bool tensor's dtype where the submission made it floating."""
-    return any(_is_integer(t["dtype"]) and y["dtype"] and not _is_integer(y["dtype"]) for t, y in _entries(e))
+    return any(_is_integer(t[DTYPE]) and y[DTYPE] and not _is_integer(y[DTYPE]) for t, y in _entries(e))
 
 
 @misconception("grads-left-behind", "07", """
@@ -59,8 +59,8 @@ def integer_buffers_cast(e):
 def grads_left_behind(e):
     """A parameter's value has torch's dtype and device, its gradient does not."""
     for t, y in _entries(e):
-        grad_t, grad_y = t["grad"], y["grad"]
-        if t["dtype"] == y["dtype"] and t["device"] == y["device"] and isinstance(grad_t, TensorView) \
+        grad_t, grad_y = t[GRAD], y[GRAD]
+        if t[DTYPE] == y[DTYPE] and t[DEVICE] == y[DEVICE] and isinstance(grad_t, TensorView) \
                 and isinstance(grad_y, TensorView) and (grad_t.dtype, grad_t.device) != (grad_y.dtype, grad_y.device):
             return True
     return False
@@ -72,9 +72,9 @@ def grads_left_behind(e):
 def tensors_not_converted(e):
     """A registered floating tensor has another dtype or device than torch's (not an integer cast)."""
     for t, y in _entries(e):
-        if not t["dtype"] or not y["dtype"] or _is_integer(t["dtype"]) or _is_integer(y["dtype"]):
+        if not t[DTYPE] or not y[DTYPE] or _is_integer(t[DTYPE]) or _is_integer(y[DTYPE]):
             continue
-        if t["dtype"] != y["dtype"] or t["device"] != y["device"]:
+        if t[DTYPE] != y[DTYPE] or t[DEVICE] != y[DEVICE]:
             return True
     return False
 
@@ -84,7 +84,7 @@ def tensors_not_converted(e):
     a plain list is not part of the model and stays where it was (walk the registers, not __dict__)""")
 def unregistered_tensors_moved(e):
     """A tensor the scenario left unregistered kept its dtype and device in torch, not in the submission."""
-    for t, y in e.pairs_where(lambda name, value: name.startswith("unregistered:")):
+    for t, y in e.pairs_where(lambda name, value: name.startswith(UNREGISTERED)):
         items_t, items_y = (t, y) if isinstance(t, list) else ([t], [y])
         for a, b in zip(items_t, items_y if isinstance(items_y, list) else [items_y]):
             if _dtype_of(a) and _dtype_of(b) and _dtype_of(a) != _dtype_of(b):
@@ -96,7 +96,7 @@ def _dtype_of(value) -> str:
     if isinstance(value, TensorView):
         return value.dtype
     if isinstance(value, dict):
-        return str(value.get("dtype", "")).removeprefix("torch.")
+        return str(value.get(DTYPE, "")).removeprefix("torch.")
     return ""
 
 
@@ -117,8 +117,8 @@ def type_keeps_integers(e):
     for t, y in e.pairs_where(lambda name, value: ".type(" in name):
         if isinstance(t, list) and isinstance(y, list):
             for (_, a), (_, b) in zip(t, y):
-                if isinstance(a, dict) and isinstance(b, dict) and not _is_integer(_dtype(a.get("value"))) \
-                        and _is_integer(_dtype(b.get("value"))):
+                if isinstance(a, dict) and isinstance(b, dict) and not _is_integer(_dtype(a.get(VALUE))) \
+                        and _is_integer(_dtype(b.get(VALUE))):
                     return True
     return False
 
@@ -128,7 +128,7 @@ def type_keeps_integers(e):
     itself, and return self""")
 def apply_order(e):
     """fn saw torch's modules in another order."""
-    for t, y in e.pairs_where(lambda name, value: name.endswith("in order")):
+    for t, y in e.pairs(CLASSES_SEEN) + e.pairs(SEEN):
         if isinstance(t, list) and isinstance(y, list) and t != y and sorted(map(str, t)) == sorted(map(str, y)):
             return True
     return False

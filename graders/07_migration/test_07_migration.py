@@ -10,14 +10,14 @@ from ..shared.trees import build_tree, module_trees
 from .misconceptions import (apply_order, grads_left_behind, integer_buffers_cast, integer_dtype_accepted,
                              new_parameters_on_move, tensors_not_converted, type_keeps_integers,
                              unregistered_tensors_moved)
-from .views import affine_class, dtypes, net_class, parameters, registered, same_objects, tensors, trained
+from .views import (CLASSES_SEEN, DEVICE, DTYPE, SAME_PARAMETER, SEEN, UNREGISTERED, affine_class, dtypes, net_class,
+                    parameters, registered, same_objects, tensors, trained)
 
 # What any conversion of the registered tensors can show.
 CONVERTING = [new_parameters_on_move, integer_buffers_cast, grads_left_behind, tensors_not_converted,
               unregistered_tensors_moved]
 
 
-SAME = "is the same Parameter object"
 
 
 @scenario(points=3, public=True, devices=True, misconceptions=CONVERTING)
@@ -27,7 +27,7 @@ def to_keeps_parameter_identity(nn, device):
     before = parameters(model)
     returned = model.to(device, torch.float64)
     leaves = [[name, [t.is_leaf, t.requires_grad]] for name, t in registered(model)]
-    return {"model.to(...) is model": returned is model, SAME: same_objects(model, before),
+    return {"model.to(...) is model": returned is model, SAME_PARAMETER: same_objects(model, before),
             "[is_leaf, requires_grad]": leaves, "registered tensors": tensors(model)}
 
 
@@ -46,7 +46,7 @@ def optimizer_built_before_to_still_trains(nn, device):
         loss.backward()
         optimizer.step()
         losses.append(loss.detach())
-    return {SAME: same, "losses": losses, "registered tensors": tensors(model)}
+    return {SAME_PARAMETER: same, "losses": losses, "registered tensors": tensors(model)}
 
 
 @scenario(points=3, public=True, devices=True, misconceptions=CONVERTING)
@@ -150,7 +150,7 @@ def cuda_and_cpu_move_everything(nn, device):
     before = parameters(model)
     there = model.cuda() if device == "cuda" else model.cpu()
     moved = {"returns model": there is model, "devices": [[name, str(t.device)] for name, t in registered(model)],
-             SAME: same_objects(model, before)}
+             SAME_PARAMETER: same_objects(model, before)}
     back = model.cpu()
     return {f"after model.{device}()": moved, "model.cpu() is model": back is model, "registered tensors": tensors(model)}
 
@@ -172,7 +172,7 @@ def apply_visits_children_first(nn, device):
             m.weight.fill_(0.5)
 
     model.apply(init)
-    return {"model.apply(fn) is model": returned is model, "the classes fn saw, in order": seen,
+    return {"model.apply(fn) is model": returned is model, CLASSES_SEEN: seen,
             "registered tensors": tensors(model)}
 
 
@@ -196,8 +196,8 @@ def plain_list_layers_stay_behind(nn, device):
     fixed = Stack(nn.ModuleList([Affine(), Affine()])).to(device, torch.float64)
     x = torch.ones(2, 3, dtype=torch.float64, device=device)
     failure = attempt(broken, x)
-    return {"broken.head.weight": {"dtype": broken.head.weight.dtype, "device": broken.head.weight.device.type},
-            "unregistered: broken.hidden[i].weight": [{"dtype": layer.weight.dtype, "device": layer.weight.device.type}
+    return {"broken.head.weight": {DTYPE: broken.head.weight.dtype, DEVICE: broken.head.weight.device.type},
+            f"{UNREGISTERED} broken.hidden[i].weight": [{DTYPE: layer.weight.dtype, DEVICE: layer.weight.device.type}
                                                       for layer in broken.hidden],
             "broken(x)": failure, "fixed(x)": fixed(x)}
 
@@ -209,8 +209,8 @@ def bare_tensor_attributes_stay(nn, device):
     model.scale = torch.ones(3)
     model.extras = {"w": nn.Parameter(torch.ones(2))}
     model.to(device, torch.float64)
-    return {"unregistered: model.scale": model.scale, "unregistered: model.extras['w']": model.extras["w"],
-            "model.weight": {"dtype": model.weight.dtype, "device": model.weight.device.type}}
+    return {f"{UNREGISTERED} model.scale": model.scale, f"{UNREGISTERED} model.extras['w']": model.extras["w"],
+            "model.weight": {DTYPE: model.weight.dtype, DEVICE: model.weight.device.type}}
 
 
 @scenario(points=1, devices=True, misconceptions=CONVERTING)
@@ -257,7 +257,7 @@ def random_trees_to_float64(nn, device, spec):
     model = build_tree(nn, spec)
     before = parameters(model)
     model.to(device, torch.float64)
-    return {SAME: same_objects(model, before), "registered tensors": tensors(model)}
+    return {SAME_PARAMETER: same_objects(model, before), "registered tensors": tensors(model)}
 
 
 @scenario(points=2, devices=True, specs=TREES, examples=30, misconceptions=[*CONVERTING, apply_order])
@@ -267,4 +267,4 @@ def random_trees_apply(nn, device, spec):
     model._apply(lambda t: t + 1)
     seen = []
     model.apply(lambda m: seen.append(sorted(m._parameters) + sorted(m._modules)))
-    return {"what fn saw, in order": seen, "registered tensors": tensors(model)}
+    return {SEEN: seen, "registered tensors": tensors(model)}

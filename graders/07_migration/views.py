@@ -4,6 +4,18 @@ from __future__ import annotations
 
 import torch
 
+from modlab.grading.fields import Field
+
+# The fields scenarios observe under and detectors read, each defined once here.
+VALUE = Field("value")
+GRAD = Field("grad")
+DTYPE = Field("dtype")
+DEVICE = Field("device")
+SAME_PARAMETER = Field("is the same Parameter object")
+CLASSES_SEEN = Field("the classes fn saw, in order")
+SEEN = Field("what fn saw, in order")
+UNREGISTERED = Field("unregistered:")
+
 
 def affine_class(nn):
     """A Linear-like leaf (``F.linear``), with an int64 step counter and a bool mask."""
@@ -58,7 +70,7 @@ def tensors(model):
     """Every registered tensor as it is now: its class, requires_grad, a copy of its
     values (dtype, device) and of its gradient, by name; later moves cannot change it."""
     return [[name, None if t is None else {"class": type(t).__name__, "requires_grad": t.requires_grad,
-                                           "value": _copy(t), "grad": _copy(t.grad)}]
+                                           VALUE: _copy(t), GRAD: _copy(t.grad)}]
             for name, t in registered(model)]
 
 
@@ -78,7 +90,7 @@ def same_objects(model, before):
 
 def dtypes(model):
     """``[name, {dtype, device}]`` of every registered tensor, as it is now."""
-    return [[name, None if t is None else {"dtype": t.dtype, "device": t.device.type}] for name, t in registered(model)]
+    return [[name, None if t is None else {DTYPE: t.dtype, DEVICE: t.device.type}] for name, t in registered(model)]
 
 
 def trained(model, x):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from modlab.grading.catalog import misconception
-from modlab.grading.evidence import TensorView, same
+from modlab.grading.evidence import TensorView, raised, same
 
-from ..shared.misconceptions import raised
+from .views import BIAS, BN_BUFFERS, IN_EVAL, LOAD_STRICT, NUM_BATCHES_TRACKED, PRINTED_LINES, UNCHANGED_IN_EVAL, WEIGHT
 
 FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x ")
 
@@ -20,7 +20,7 @@ FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x ")
     calls in the same order give bit-identical weights under a seed""")
 def init_draws_differ(e):
     """Every initial weight and bias has torch's class, dtype and shape; some have other values."""
-    drawn = e.pairs_where(lambda name, value: name in ("weight", "bias"))
+    drawn = e.pairs_where(lambda name, value: name in (WEIGHT, BIAS))
     if any(isinstance(t, TensorView) and (not isinstance(y, TensorView) or t.cls != y.cls) for t, y in drawn):
         return False
     for t, y in drawn:
@@ -35,7 +35,7 @@ def init_draws_differ(e):
     leaves alone""")
 def count_is_integer(e):
     """num_batches_tracked is an int64 tensor in torch and not in the submission."""
-    for t, y in e.pairs("num_batches_tracked"):
+    for t, y in e.pairs(NUM_BATCHES_TRACKED):
         dtype_t = t.dtype if isinstance(t, TensorView) else t.get("dtype", "") if isinstance(t, dict) else ""
         dtype_y = y.dtype if isinstance(y, TensorView) else y.get("dtype", "") if isinstance(y, dict) else ""
         if "int64" in str(dtype_t) and dtype_y and "int64" not in str(dtype_y):
@@ -45,7 +45,7 @@ def count_is_integer(e):
 
 def _steps(e):
     """``(torch, yours)`` of each step that shows a BatchNorm's output beside its buffers."""
-    return [(t, y) for t, y in e.pairs_where(lambda name, value: isinstance(value, dict) and "buffers" in value
+    return [(t, y) for t, y in e.pairs_where(lambda name, value: isinstance(value, dict) and BN_BUFFERS in value
                                               and any(key.startswith("bn(") for key in value)) if isinstance(y, dict)]
 
 
@@ -56,10 +56,10 @@ def _steps(e):
 def running_stats_formula(e):
     """In training, a step's output agrees with torch's and its running_mean or running_var do not."""
     for t, y in _steps(e):
-        outputs_agree = all(k in y and e.agree(t[k], y[k]) for k in t if k.startswith("bn(") and "eval" not in k)
-        if not any(k.startswith("bn(") and "eval" not in k for k in t):
+        outputs_agree = all(k in y and e.agree(t[k], y[k]) for k in t if k.startswith("bn(") and not k.endswith(IN_EVAL))
+        if not any(k.startswith("bn(") and not k.endswith(IN_EVAL) for k in t):
             continue
-        buffers_t, buffers_y = t["buffers"], y.get("buffers", {})
+        buffers_t, buffers_y = t[BN_BUFFERS], y.get(BN_BUFFERS, {})
         if outputs_agree and any(not e.agree(buffers_t.get(k), buffers_y.get(k)) for k in ("running_mean", "running_var")):
             return True
     return False
@@ -72,9 +72,9 @@ def eval_updates_stats(e):
     """The buffers stay unchanged in eval mode in torch and change in the submission, or an eval call
     fails as in training (a batch of one)."""
     if any(raised(y, "ValueError") and "training" in y.message and not raised(t)
-           for t, y in e.pairs_where(lambda name, value: name.endswith("in eval"))):
+           for t, y in e.pairs_where(lambda name, value: name.endswith(IN_EVAL))):
         return True
-    return any(t is True and y is False for unchanged_t, unchanged_y in e.pairs("buffers unchanged in eval")
+    return any(t is True and y is False for unchanged_t, unchanged_y in e.pairs(UNCHANGED_IN_EVAL)
                for t, y in zip(unchanged_t.values(), unchanged_y.values()))
 
 
@@ -90,7 +90,7 @@ def extra_repr_settings(e):
 
 
 def _printed(e):
-    return [(t, y) for t, y in e.pairs("printed lines") if isinstance(t, list) and isinstance(y, list)]
+    return [(t, y) for t, y in e.pairs(PRINTED_LINES) if isinstance(t, list) and isinstance(y, list)]
 
 
 @misconception("repr-tree", "08", """
@@ -128,7 +128,7 @@ def _folded(rows) -> int:
     to zeros, as torch.nn.BatchNorm1d does""")
 def reset_keeps_stats(e):
     """After a reset, some running estimate has torch's shape and dtype and other values (the old ones)."""
-    for t, y in e.pairs("buffers"):
+    for t, y in e.pairs(BN_BUFFERS):
         if not (isinstance(t, dict) and isinstance(y, dict)):
             continue
         for name, want in t.items():
@@ -146,4 +146,4 @@ def reset_keeps_stats(e):
 def old_checkpoint_refused(e):
     """A strict load of a checkpoint older than version 2 returned in torch and raised in the submission."""
     return any(not raised(t) and raised(y, "RuntimeError")
-               for t, y in e.pairs("load_state_dict(strict=True)"))
+               for t, y in e.pairs(LOAD_STRICT))

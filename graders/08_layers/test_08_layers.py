@@ -21,7 +21,8 @@ from ..shared.misconceptions import bare_tensor
 from .misconceptions import (count_is_integer, eval_updates_stats, extra_repr_settings, init_draws_differ,
                              old_checkpoint_refused, repr_folds_repeats, repr_tree, reset_keeps_stats,
                              running_stats_formula)
-from .views import build, grads, old_batchnorm_checkpoint, printed, state, tensor_registers
+from .views import (BIAS, BN_BUFFERS, LOAD_STRICT, NUM_BATCHES_TRACKED, UNCHANGED_IN_EVAL, WEIGHT, build, grads,
+                    in_eval, old_batchnorm_checkpoint, printed, state, tensor_registers)
 
 # The tolerance for computed floats. A correct forward pass written with other
 # tensor operations (matmul instead of addmm, mean and var instead of torch's
@@ -51,7 +52,7 @@ def linear_initial_weights_match_under_a_seed(nn):
     layers = {"Linear(3, 4)": nn.Linear(3, 4), "Linear(1, 1)": nn.Linear(1, 1),
               "Linear(7, 2, bias=False)": nn.Linear(7, 2, bias=False), "Linear(64, 3)": nn.Linear(64, 3)}
     after = torch.rand(2)  # the same number of random draws leaves the generator in the same state
-    return {**{f"{call}: weight and bias": {"weight": layer.weight, "bias": layer.bias} for call, layer in layers.items()},
+    return {**{f"{call}: weight and bias": {WEIGHT: layer.weight, BIAS: layer.bias} for call, layer in layers.items()},
             "torch.rand(2) after them": after}
 
 
@@ -84,7 +85,7 @@ def linear_factory_arguments(nn, device):
     """Linear(..., device=, dtype=) creates its parameters there, with the same values"""
     layer = nn.Linear(3, 2, device=device, dtype=torch.float64)
     out = layer(torch.ones(1, 3, device=device, dtype=torch.float64))
-    return {"weight": layer.weight, "bias": layer.bias, "out.dtype": out.dtype, "out.device": out.device.type}
+    return {WEIGHT: layer.weight, BIAS: layer.bias, "out.dtype": out.dtype, "out.device": out.device.type}
 
 
 @scenario(points=2, tolerance=CLOSE, misconceptions=[bare_tensor])
@@ -114,7 +115,7 @@ def layer_copies_are_exact(nn):
     fresh.load_state_dict(original)
     same = {label: {key: torch.equal(value, copied.state_dict()[key]) for key, value in original.items()}
             for label, copied in (("deepcopy", twin), ("load_state_dict", fresh))}
-    return {"equal to the original": same, "num_batches_tracked": twin.state_dict()["1.num_batches_tracked"],
+    return {"equal to the original": same, NUM_BATCHES_TRACKED: twin.state_dict()["1.num_batches_tracked"],
             "twin[0].weight is model[0].weight": twin[0].weight is model[0].weight}
 
 
@@ -147,8 +148,8 @@ def batchnorm_registers_parameters_and_buffers(nn):
     variants = {"BatchNorm1d(3)": nn.BatchNorm1d(3), "BatchNorm1d(2, affine=False)": nn.BatchNorm1d(2, affine=False),
                 "BatchNorm1d(2, track_running_stats=False)": nn.BatchNorm1d(2, track_running_stats=False),
                 "BatchNorm1d(2, dtype=torch.float64)": nn.BatchNorm1d(2, dtype=torch.float64)}
-    return {call: {"registers": tensor_registers(bn), "state_dict() keys": list(bn.state_dict()), "buffers": state(bn),
-                   "weight": bn.weight, "bias": bn.bias} for call, bn in variants.items()}
+    return {call: {"registers": tensor_registers(bn), "state_dict() keys": list(bn.state_dict()), BN_BUFFERS: state(bn),
+                   WEIGHT: bn.weight, BIAS: bn.bias} for call, bn in variants.items()}
 
 
 @scenario(points=3, public=True, tolerance=CLOSE, misconceptions=BATCHNORM)
@@ -161,7 +162,7 @@ def batchnorm_training_updates_running_stats(nn):
     spread, centre = torch.tensor([1.0, 0.01, 3.0, 0.5]), torch.tensor([1.0, 0.0, -1.0, 0.5])
     seen = []
     for _ in range(3):
-        seen.append({"bn(x)": bn(torch.randn(8, 4) * spread + centre), "buffers": state(bn)})
+        seen.append({"bn(x)": bn(torch.randn(8, 4) * spread + centre), BN_BUFFERS: state(bn)})
     return seen
 
 
@@ -173,9 +174,9 @@ def batchnorm_eval_uses_running_stats(nn):
         bn(torch.randn(6, 3) * 2 + 1)
     bn.eval()
     before = {name: t.clone() for name, t in state(bn).items()}
-    outs = {"bn(x) in eval": attempt(bn, torch.randn(5, 3)), "bn(a batch of one) in eval": attempt(bn, torch.randn(1, 3))}
+    outs = {in_eval("bn(x)"): attempt(bn, torch.randn(5, 3)), in_eval("bn(a batch of one)"): attempt(bn, torch.randn(1, 3))}
     unchanged = {name: torch.equal(before[name], t) for name, t in state(bn).items()}
-    return {"buffers before eval": before, **outs, "buffers unchanged in eval": unchanged}
+    return {"buffers before eval": before, **outs, UNCHANGED_IN_EVAL: unchanged}
 
 
 @scenario(points=2, public=True, tolerance=CLOSE, misconceptions=BATCHNORM)
@@ -184,7 +185,7 @@ def batchnorm_momentum_none_averages(nn):
     bn = nn.BatchNorm1d(2, momentum=None)
     seen = []
     for scale in (1.0, 2.0, 0.5, 3.0):
-        seen.append({"bn(x)": bn(torch.randn(7, 2) * scale), "buffers": state(bn)})
+        seen.append({"bn(x)": bn(torch.randn(7, 2) * scale), BN_BUFFERS: state(bn)})
     return seen
 
 
@@ -228,9 +229,9 @@ def batchnorm_random_settings(nn, spec):
     bn = nn.BatchNorm1d(spec["features"], momentum=spec["momentum"], affine=spec["affine"],
                         track_running_stats=spec["track"])
     shape = (5, spec["features"]) if spec["rank"] == 2 else (4, spec["features"], 3)
-    seen = [{"bn(x)": bn(torch.randn(shape) * 2 + 0.5), "buffers": state(bn)} for _ in range(spec["batches"])]
+    seen = [{"bn(x)": bn(torch.randn(shape) * 2 + 0.5), BN_BUFFERS: state(bn)} for _ in range(spec["batches"])]
     bn.eval()
-    seen.append({"bn(x) in eval": bn(torch.randn(shape)), "buffers": state(bn)})
+    seen.append({in_eval("bn(x)"): bn(torch.randn(shape)), BN_BUFFERS: state(bn)})
     return seen
 
 
@@ -360,12 +361,12 @@ def batchnorm_resets(nn):
     with torch.no_grad():
         bn.weight.mul_(3)
         bn.bias.add_(1)
-    held = {name: getattr(bn, name) for name in ("running_mean", "running_var", "num_batches_tracked", "weight")}
+    held = {name: getattr(bn, name) for name in ("running_mean", "running_var", NUM_BATCHES_TRACKED, WEIGHT)}
     bn.reset_running_stats()
-    observed = {"after reset_running_stats()": {"buffers": state(bn), "weight": bn.weight.detach().clone()}}
+    observed = {"after reset_running_stats()": {BN_BUFFERS: state(bn), WEIGHT: bn.weight.detach().clone()}}
     bn(torch.randn(5, 3))
     bn.reset_parameters()
-    observed["after a batch and reset_parameters()"] = {"buffers": state(bn), "weight": bn.weight, "bias": bn.bias}
+    observed["after a batch and reset_parameters()"] = {BN_BUFFERS: state(bn), WEIGHT: bn.weight, BIAS: bn.bias}
     untracked = nn.BatchNorm1d(2, track_running_stats=False, affine=False)
     return {**observed, "the same tensors throughout": {name: getattr(bn, name) is t for name, t in held.items()},
             "BatchNorm1d(2, track_running_stats=False, affine=False).reset_parameters()":
@@ -380,11 +381,11 @@ def batchnorm_empty_batch(nn):
     seen = {}
     for call, x in (("bn(an empty 2D batch)", torch.randn(0, 3)), ("bn(an empty 3D batch)", torch.randn(0, 3, 4))):
         out = attempt(bn, x)
-        seen[call] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out, "buffers": state(bn)}
+        seen[call] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out, BN_BUFFERS: state(bn)}
     bn.eval()
     out = attempt(bn, torch.randn(0, 3))
-    seen["bn(an empty batch) in eval"] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out,
-                                          "buffers": state(bn)}
+    seen[in_eval("bn(an empty batch)")] = {"shape": list(out.shape) if isinstance(out, torch.Tensor) else out,
+                                          BN_BUFFERS: state(bn)}
     return seen
 
 
@@ -399,8 +400,8 @@ def batchnorm_old_checkpoint(nn):
         fresh = nn.BatchNorm1d(3)
         fresh.num_batches_tracked.fill_(4)
         old = old_batchnorm_checkpoint(trained, version)
-        observed[label] = {"load_state_dict(strict=True)": attempt(lambda: tuple(fresh.load_state_dict(old))),
-                           "buffers": state(fresh), "the checkpoint's keys afterwards": list(old)}
+        observed[label] = {LOAD_STRICT: attempt(lambda: tuple(fresh.load_state_dict(old))),
+                           BN_BUFFERS: state(fresh), "the checkpoint's keys afterwards": list(old)}
     fresh = nn.BatchNorm1d(3)
     observed["a version-2 checkpoint, strict=False"] = tuple(fresh.load_state_dict(old_batchnorm_checkpoint(trained, 2),
                                                                                    strict=False))

@@ -4,7 +4,24 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..shared.probes import registers
+from modlab.grading.fields import Field
+
+from ..shared.probes import ATTRIBUTES, BUFFERS, PARAMETERS, registers
+
+# The fields scenarios observe under and detectors read, each defined once here.
+WEIGHT = Field("weight")
+BIAS = Field("bias")
+NUM_BATCHES_TRACKED = Field("num_batches_tracked")
+BN_BUFFERS = Field("buffers")
+UNCHANGED_IN_EVAL = Field("buffers unchanged in eval")
+PRINTED_LINES = Field("printed lines")
+LOAD_STRICT = Field("load_state_dict(strict=True)")
+IN_EVAL = Field(" in eval")  # the end of the name of a call made in eval mode (see in_eval())
+
+
+def in_eval(call: str) -> str:
+    """The name under which a scenario observes ``call`` made in eval mode."""
+    return f"{call}{IN_EVAL}"
 
 
 def tensor_registers(module):
@@ -14,8 +31,8 @@ def tensor_registers(module):
         return {name: None if value is None else {"kind": type(value).__name__, "dtype": str(value.dtype),
                                                   "shape": list(value.shape)} for name, value in register.items()}
 
-    return {"_parameters": entries(module._parameters), "_buffers": entries(module._buffers),
-            "__dict__": {name: kind for name, kind in registers(module)["__dict__"].items() if kind in TENSORS}}
+    return {PARAMETERS: entries(module._parameters), BUFFERS: entries(module._buffers),
+            ATTRIBUTES: {name: kind for name, kind in registers(module)[ATTRIBUTES].items() if kind in TENSORS}}
 
 
 TENSORS = ("Tensor", "Parameter")
@@ -24,7 +41,7 @@ TENSORS = ("Tensor", "Parameter")
 def state(bn):
     """A BatchNorm1d's buffers as they are now, by name (None when it keeps no running
     statistics): copies, so that a later step cannot change what this one observed."""
-    buffers = {name: getattr(bn, name) for name in ("running_mean", "running_var", "num_batches_tracked")}
+    buffers = {name: getattr(bn, name) for name in ("running_mean", "running_var", NUM_BATCHES_TRACKED)}
     return {name: None if value is None else value.detach().clone() for name, value in buffers.items()}
 
 
@@ -39,7 +56,7 @@ def printed(module, lines=40):
     would squeeze them away."""
     text = repr(module).split("\n")
     rows = ["·" * (len(line) - len(line.lstrip(" "))) + line.lstrip(" ") for line in text[:lines]]
-    return {"printed lines": rows + [None] * (lines - len(rows)), "number of lines": len(text)}
+    return {PRINTED_LINES: rows + [None] * (lines - len(rows)), "number of lines": len(text)}
 
 
 def build(nn, spec):
@@ -69,7 +86,7 @@ def old_batchnorm_checkpoint(bn, version):
     existed: without that key, its metadata's version ``version`` (no metadata
     at all for None)."""
     saved = bn.state_dict()
-    checkpoint = OrderedDict((key, value.clone()) for key, value in saved.items() if key != "num_batches_tracked")
+    checkpoint = OrderedDict((key, value.clone()) for key, value in saved.items() if key != NUM_BATCHES_TRACKED)
     if version is not None:
         checkpoint._metadata = OrderedDict([("", {"version": version})])
     return checkpoint

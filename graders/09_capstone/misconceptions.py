@@ -6,6 +6,8 @@ from __future__ import annotations
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import names
 
+from .views import CHANGED, INITIAL, LOSSES, PARAMETER_NAMES, TWICE_SAME
+
 
 @misconception("layers-in-a-plain-list", "09", """
     a layer kept in a plain Python list is never registered: parameters(), state_dict() and .to() only see
@@ -16,9 +18,9 @@ def layers_in_a_plain_list(e):
     layers unchanged that torch's training changes."""
     for field, t, y in e.fields():
         want, got = names(t), names(y)
-        if field == "names" and want and got != want and set(got) < set(want):
+        if field == PARAMETER_NAMES and want and got != want and set(got) < set(want):
             return True
-    return any(t is True and y is False for changed_t, changed_y in e.pairs("changed")
+    return any(t is True and y is False for changed_t, changed_y in e.pairs(CHANGED)
                for t, y in zip(changed_t, changed_y))
 
 
@@ -28,7 +30,7 @@ def layers_in_a_plain_list(e):
 def layer_built_in_forward(e):
     """Calling the same model twice on the same input gives the same output in torch, not in the submission."""
     return any(t is True and y is False
-               for t, y in e.pairs_where(lambda name, value: name.endswith("twice gives the same output")))
+               for t, y in e.pairs_where(lambda name, value: name.endswith(TWICE_SAME)))
 
 
 @misconception("steps-differ", "09", """
@@ -37,10 +39,10 @@ def layer_built_in_forward(e):
     call zero_grad(), backward() and step() of one torch.optim.SGD over model.parameters()""")
 def steps_differ(e):
     """The initial weights and the first loss agree with torch's, a later loss does not."""
-    initial = e.pairs("initial")
+    initial = e.pairs(INITIAL)
     if not initial or not all(len(t) == len(y) and all(e.agree(a, b) for a, b in zip(t, y)) for t, y in initial):
         return False
-    for t, y in e.pairs("losses"):
+    for t, y in e.pairs(LOSSES):
         if isinstance(t, list) and isinstance(y, list) and t and y and e.agree(t[0], y[0]) \
                 and any(not e.agree(a, b) for a, b in zip(t, y)):
             return True

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from modlab.grading import Tolerance, scenario
 
 from .misconceptions import layer_built_in_forward, layers_in_a_plain_list, steps_differ
-from .views import capstone, hidden_and_head, line_data
+from .views import CHANGED, INITIAL, LOSSES, PARAMETER_NAMES, TWICE_SAME, capstone, hidden_and_head, line_data
 
 # Computed floats: the same model trained for 200 steps, where a correct
 # Linear or MSELoss written with other tensor operations rounds differently
@@ -37,8 +37,8 @@ def line_fit_matches_torch_step_for_step(nn):
     model = kit.TinyModel()
     initial = [p.detach().clone() for p in model.parameters()]
     losses = kit.train(model, x, y)
-    return {"initial": initial, "losses": losses, "final": [p.detach() for p in model.parameters()],
-            "names": [name for name, _ in model.named_parameters()]}
+    return {INITIAL: initial, LOSSES: losses, "final": [p.detach() for p in model.parameters()],
+            PARAMETER_NAMES: [name for name, _ in model.named_parameters()]}
 @scenario(points=2, public=True, tolerance=CLOSE, misconceptions=[steps_differ])
 def line_fit_lands_on_least_squares(nn):
     """after 200 steps the fitted line is within 0.005 of the least-squares line from torch.linalg.lstsq"""
@@ -60,7 +60,7 @@ def train_honours_steps_and_lr(nn):
     model = kit.TinyModel()
     initial = [p.detach().clone() for p in model.parameters()]
     losses = kit.train(model, x, y, steps=7, lr=0.05)
-    return {"initial": initial, "len(losses)": len(losses), "losses": losses,
+    return {INITIAL: initial, "len(losses)": len(losses), LOSSES: losses,
             "final": [p.detach() for p in model.parameters()]}
 
 
@@ -71,7 +71,7 @@ def models_are_fixed_functions(nn):
     results = {}
     for name, model, x in (("TinyModel", kit.TinyModel(), torch.randn(4, 1)),
                            ("Classifier", kit.Classifier(), torch.randn(4, 10))):
-        results[f"{name}: model(x) twice gives the same output"] = torch.equal(model(x), model(x))
+        results[f"{name}: {TWICE_SAME}"] = torch.equal(model(x), model(x))
     # a layer built in forward also draws from the generator
     return {**results, "torch.rand(1) afterwards": torch.rand(1)}
 
@@ -80,7 +80,7 @@ def models_are_fixed_functions(nn):
 def registration_table_before_and_after(nn):
     """the before/after table: ModuleList trains every parameter, the plain list only the head's"""
     rows = capstone(nn).registration_table()
-    return {label: {"trained": trained, "expected": expected, "names": names} for label, trained, expected, names in rows}
+    return {label: {"trained": trained, "expected": expected, PARAMETER_NAMES: names} for label, trained, expected, names in rows}
 
 
 @scenario(points=1)
@@ -95,7 +95,7 @@ def classifier_matches_the_seed(nn):
     """Classifier registers the seed's layers under the seed's names, with torch's initial weights"""
     kit = capstone(nn)
     model = kit.Classifier()
-    return {"names": [name for name, _ in model.named_parameters()], "state": model.state_dict(),
+    return {PARAMETER_NAMES: [name for name, _ in model.named_parameters()], "state": model.state_dict(),
             "scores": model(torch.randn(5, 10)).shape}
 
 
@@ -117,5 +117,5 @@ def only_registered_layers_train(nn):
             optimizer.step()
             losses.append(loss.item())
         changed = [not torch.equal(old, layer.weight) for old, layer in zip(before, hidden_and_head(model))]
-        seen[name] = {"changed": changed, "losses": losses}
+        seen[name] = {CHANGED: changed, LOSSES: losses}
     return seen

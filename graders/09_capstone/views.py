@@ -6,6 +6,15 @@ import importlib
 
 import torch
 
+from modlab.grading.fields import Field
+
+# The fields scenarios observe under and detectors read, each defined once here.
+CHANGED = Field("changed")
+INITIAL = Field("initial")
+LOSSES = Field("losses")
+PARAMETER_NAMES = Field("names")
+TWICE_SAME = Field("model(x) twice gives the same output")
+
 
 class Seeds:
     """The seed articles' code, written with torch.nn: what the capstone reproduces."""

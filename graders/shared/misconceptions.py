@@ -4,21 +4,10 @@ from __future__ import annotations
 import re
 
 from modlab.grading.catalog import misconception
-from modlab.grading.evidence import RaisedView
+
+from .probes import ATTRIBUTES, HOOK_LOG, PARAMETERS, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE, REPLACING_CALLS
 
 REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__init__\(\)")
-
-
-def raised(value, *types: str) -> bool:
-    """Whether an observed value is an exception (of one of ``types``, if given)."""
-    return isinstance(value, RaisedView) and (not types or value.type in types)
-
-
-def views(e, *keys: str) -> list[tuple[dict, dict]]:
-    """The ``(torch, yours)`` pairs of dicts that hold all of ``keys`` (the
-    views a probe such as ``registers()`` returns)."""
-    return [(t, y) for t, y in e.pairs_where(lambda name, value: isinstance(value, dict) and all(k in value for k in keys))
-            if isinstance(y, dict)]
 
 
 @misconception("missing-super-init", "02", """
@@ -39,11 +28,11 @@ def missing_super_init(e):
     handed to the optimizer, so a layer's weights are nn.Parameter(torch.empty(...)), initialised in place""")
 def bare_tensor(e):
     """torch registered a Parameter in _parameters where the submission holds a plain Tensor attribute."""
-    for t, y in views(e, "_parameters", "__dict__"):
-        registered = t["_parameters"] if isinstance(t["_parameters"], dict) else {}
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
+        registered = t[PARAMETERS] if isinstance(t[PARAMETERS], dict) else {}
         for name, kind in registered.items():
             torch_kind = kind.get("kind") if isinstance(kind, dict) else kind
-            if torch_kind == "Parameter" and y["__dict__"].get(name) == "Tensor":
+            if torch_kind == "Parameter" and y[ATTRIBUTES].get(name) == "Tensor":
                 return True
     return False
 
@@ -64,7 +53,7 @@ def hook_module(entry: str) -> str:
 
 
 def hook_logs(e):
-    return [(t, y) for t, y in e.pairs_where(lambda name, value: name.startswith("hook log")) if isinstance(y, list)]
+    return [(t, y) for t, y in e.pairs_where(lambda name, value: name.startswith(HOOK_LOG)) if isinstance(y, list)]
 
 
 @misconception("forward-called-directly", "04", """
@@ -89,12 +78,12 @@ def hook_return_ignored(e):
     something else."""
     logs = hook_logs(e)
     logs_agree = bool(logs) and all(t == y for t, y in logs)
-    replaced = e.pairs_where(lambda name, value: "returning" in name)
+    replaced = [pair for call in REPLACING_CALLS for pair in e.pairs(call)]
     return logs_agree and any(t != y for t, y in replaced) and not single_value_case(e)
 
 
 def single_value_case(e) -> bool:
     """Only the single-value pre-hook's call differs (the tuple one agrees)."""
-    tuple_case = e.pairs("m(x) after a pre-hook returning (args[0] * 10, 3)")
-    single_case = e.pairs("m(x) after a pre-hook returning args[0] + 1")
+    tuple_case = e.pairs(PRE_HOOK_TUPLE)
+    single_case = e.pairs(PRE_HOOK_SINGLE)
     return bool(tuple_case) and all(t == y for t, y in tuple_case) and any(t != y for t, y in single_case)

@@ -8,13 +8,36 @@ where it lies and the check's own code never fails on a submission's value.
 
 Views come in two shapes the comparison reads by name: dicts of named fields,
 and lists of ``[name, value]`` pairs (what ``named_parameters()`` yields),
-which :func:`~modlab.grading.compare.compare` matches name by name.
+which :func:`~modlab.grading.compare.compare` matches name by name. The names
+of the fields that several exercises' scenarios observe and their detectors
+read are defined here, once.
 """
 from __future__ import annotations
 
+from modlab.grading.fields import Field
+
+# The fields scenarios of several exercises observe under and detectors read, each defined once here.
+# What registers() shows of a module:
+PARAMETERS = Field("_parameters")
+BUFFERS = Field("_buffers")
+MODULES = Field("_modules")
+NON_PERSISTENT = Field("_non_persistent_buffers_set")
+ATTRIBUTES = Field("__dict__")
+# The names of the buffers a scenario registered with persistent=False (what a walk
+# yields and a state dict leaves out):
+NON_PERSISTENT_NAMES = Field("non-persistent buffers")
+# What hooks saw: the log hook scenarios return (its name, or the start of its name), and
+# the calls made where a hook returned a replacement for the input or the output:
+HOOK_LOG = Field("hook log")
+PRE_HOOK_TUPLE = Field("m(x) after a pre-hook returning (args[0] * 10, 3)")
+PRE_HOOK_SINGLE = Field("m(x) after a pre-hook returning args[0] + 1")
+HOOK_TIMES_100 = Field("m(x) with a hook returning out * 100")
+CHILD_HOOK_TIMES_10 = Field("model(x) with model[1]'s hook returning output * 10")
+REPLACING_CALLS = (PRE_HOOK_TUPLE, PRE_HOOK_SINGLE, HOOK_TIMES_100, CHILD_HOOK_TIMES_10)
+
 NOT_A_PAIR = "<not a (name, value) pair>"
 MISSING = "<missing>"
-REGISTERS = ("_parameters", "_buffers", "_modules")
+REGISTERS = (PARAMETERS, BUFFERS, MODULES)
 
 
 def kind(value) -> str | None:
@@ -74,11 +97,11 @@ def registers(module) -> dict:
     ``MISSING``.
     """
     attributes = vars(module)
-    view = {register: _kinds(attributes.get(register, MISSING)) for register in ("_parameters", "_buffers")}
-    persistent = attributes.get("_non_persistent_buffers_set", MISSING)
-    view["_non_persistent_buffers_set"] = sorted(persistent) if isinstance(persistent, (set, frozenset)) else kind(persistent)
-    view["_modules"] = _kinds(attributes.get("_modules", MISSING))
-    view["__dict__"] = {name: kind(value) for name, value in attributes.items()
+    view = {register: _kinds(attributes.get(register, MISSING)) for register in (PARAMETERS, BUFFERS)}
+    persistent = attributes.get(NON_PERSISTENT, MISSING)
+    view[NON_PERSISTENT] = sorted(persistent) if isinstance(persistent, (set, frozenset)) else kind(persistent)
+    view[MODULES] = _kinds(attributes.get(MODULES, MISSING))
+    view[ATTRIBUTES] = {name: kind(value) for name, value in attributes.items()
                         if not name.startswith("_") and name != "training"}
     return view
 

@@ -13,7 +13,7 @@ import hashlib
 from modlab.course import Course, Exercise
 from modlab.engine import GRAFT, GradeOptions, Memory, grade_exercise, grade_in_turn, process_memory
 from modlab.fingerprint import fingerprint
-from modlab.grading.loader import load_scenarios
+from modlab.grading.loader import load_course_scenarios
 from modlab.records import GRADING_FAILED, ExerciseResult, SubmissionResult
 
 from .layout import Submission
@@ -23,8 +23,9 @@ from .store import Record, ResultStore
 class Batch:
     """One class's grading: the exercises, the options, and what they amount to.
 
-    Creating it imports every grader, so processes forked afterwards start
-    with torch and the graders already loaded.
+    Creating it imports every grader, and checks the course's catalog against
+    them, so processes forked afterwards start with torch and the graders
+    already loaded.
     """
 
     def __init__(self, course: Course, exercises: list[Exercise], options: GradeOptions = GradeOptions(),
@@ -32,8 +33,7 @@ class Batch:
         self.course, self.exercises, self.options = course, list(exercises), options
         # What its grading learns (default: this process's): forked grading processes start with it.
         self.memory = memory or process_memory()
-        for exercise in self.exercises:
-            load_scenarios(course, exercise, options.public_only)
+        load_course_scenarios(course)  # every grader, so the catalog is checked before anyone is graded
         self.key = fingerprint(course, options.key(), self.exercises)  # what its grades depend on
 
     def manifest(self, students: list[str], shard: tuple[int, int]) -> dict:

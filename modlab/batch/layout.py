@@ -3,9 +3,9 @@
 ``modlab grade CLASS`` understands two layouts, one folder per student, and
 they may be mixed in one class::
 
-    CLASS/ada/mynn/walk.py               the student's whole package
-    submitted/ada/03_walk/walk.py        nbgrader: one assignment per exercise,
-    submitted/ada/03_walk/mynn/walk.py   its files beside the notebook or in mynn/
+    CLASS/ada/mynn/losses.py               the student's whole package
+    submitted/ada/10_losses/losses.py        nbgrader: one assignment per exercise,
+    submitted/ada/10_losses/mynn/losses.py   its files beside the notebook or in mynn/
 
 :mod:`modlab.folders` finds each exercise's files in a student's folder. A
 student who never submitted an exercise still gets a result for it: zero,

@@ -9,7 +9,7 @@ from modlab.course import CourseError, find_course_file, load_course
 
 EPILOG = """\
 examples:
-  modlab check 03                 # the public checks of exercise 03 on ./mynn
+  modlab check 03                 # the public checks of exercise 03 on your package here
   modlab check 3 --path ~/course  # the package in another folder
 
 Each check runs the same scenario on torch.nn and on your package, in separate
@@ -27,8 +27,8 @@ outside a terminal. Its log: .modlab/check-server.log.
 def register(commands) -> None:
     sub = commands.add_parser(
         "check", help="run the public checks of one exercise on your package",
-        description="Run the public checks of exercise NN on your whole package (the folder holding "
-                    "mynn/), through the same runner as real grading, and print each check, passed or "
+        description="Run the public checks of exercise NN on your whole package (the package folder "
+                    "beside course.yaml), through the same runner as real grading, and print each check, passed or "
                     "failed, with feedback. The first check takes a few seconds, later ones a fraction of one.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("exercise", metavar="NN", help="the exercise id, e.g. 03")

@@ -21,7 +21,7 @@ counts agree, 1 when something is found, 2 when the model cannot be loaded.
 def register(commands) -> None:
     sub = commands.add_parser(
         "doctor", help="find layers and trainable tensors a model holds but never registered",
-        description="Inspect a model (torch.nn or mynn) for modules kept in plain lists, dicts or tuples, "
+        description="Inspect a model (torch.nn's, or your package's) for modules kept in plain lists, dicts or tuples, "
                     "trainable tensors that are not Parameters, and parameters counted vs. held: what the "
                     "optimizer, state_dict() and .to() silently miss. The model's file is imported and the "
                     "named class or function is called, so only run it on code you trust.",

@@ -14,7 +14,7 @@ examples:
   modlab grade solutions/                 # the reference: full marks
   modlab grade exercises/ --exercise 03   # the untouched stubs of exercise 03: zero
   modlab grade submissions/ada --json ada.json --device cuda
-  modlab grade class/ -j 8                # every class/<student>/mynn/; run again to resume
+  modlab grade class/ -j 8                # every class/<student>/<package>/; run again to resume
   modlab grade course/submitted/ --shard 2/4 --out results-2   # nbgrader's layout, shard 2 of 4
 """
 
@@ -22,7 +22,7 @@ examples:
 def register(commands) -> None:
     sub = commands.add_parser(
         "grade", help="grade a submission, or a whole class, against torch.nn",
-        description="Grade a folder holding a student package (e.g. solutions/ holding mynn/), or a "
+        description="Grade a folder holding a student package (e.g. solutions/, which holds the reference), or a "
                     "class: a folder of student folders, each holding the package or nbgrader's "
                     "assignment folders. Each exercise is graded in isolation: the submission's files "
                     "for that exercise inside the reference package. Student code runs in a separate "

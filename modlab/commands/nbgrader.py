@@ -12,15 +12,15 @@ examples:
   modlab nbgrader init ~/course                          # exchange: course.yaml's, else ~/course/exchange
   modlab nbgrader init ~/course --exchange /srv/nbgrader/exchange --late-penalty zero
 then, in ~/course, nbgrader's own commands:
-  nbgrader generate_assignment 01_parameter && nbgrader release_assignment 01_parameter
-  nbgrader collect 01_parameter && nbgrader autograde 01_parameter
-  nbgrader generate_feedback 01_parameter && nbgrader release_feedback 01_parameter
+  nbgrader generate_assignment NN_slug && nbgrader release_assignment NN_slug
+  nbgrader collect NN_slug && nbgrader autograde NN_slug
+  nbgrader generate_feedback NN_slug && nbgrader release_feedback NN_slug
   nbgrader export --to grades.csv
 """
 
 EPILOG_GRADE = """\
 examples:
-  modlab nbgrader grade 01                  # every collected submission of 01_parameter
+  modlab nbgrader grade NN                  # every collected submission of NN_slug
   modlab nbgrader grade 02 --student ada --force
   modlab nbgrader grade 03 --no-execute     # scores only, without running the notebooks
 """
@@ -54,7 +54,7 @@ def register(commands) -> None:
         description="Run nbgrader autograde on each collected submission of the exercise, one at a time, "
                     "and print each one's score. Exits 1 if any submission could not be graded.",
         epilog=EPILOG_GRADE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    grade.add_argument("exercise", metavar="EXERCISE", help="exercise id (01) or assignment name (01_parameter)")
+    grade.add_argument("exercise", metavar="EXERCISE", help="exercise id (NN) or assignment name (NN_slug)")
     grade.add_argument("--course-dir", type=Path, default=Path("."), metavar="DIR",
                        help="the nbgrader course directory (default: the current folder)")
     grade.add_argument("--student", action="append", metavar="ID", help="grade only this student (repeatable)")

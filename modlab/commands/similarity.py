@@ -52,7 +52,7 @@ def register(commands) -> None:
                     "pages with the code of each pair side by side.",
         epilog=EPILOG_SIMILARITY, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("path", type=Path, metavar="CLASS",
-                     help="the class folder `modlab grade CLASS` takes: CLASS/<student>/mynn/, "
+                     help="the class folder `modlab grade CLASS` takes: CLASS/<student>/<package>/, "
                           "or nbgrader's submitted/<student>/<NN_slug>/")
     sub.add_argument("--exercise", "-e", action="append", metavar="ID",
                      help="compare only this exercise (repeatable; default: all)")

@@ -64,7 +64,7 @@ def package_sources(course: Course, exercise: Exercise, package_dir: Path, mode:
 
 
 def files_by_exercise(course: Course) -> dict[str, str]:
-    """Each package file's exercise: ``{"walk.py": "03", ...}``."""
+    """Each package file's exercise: ``{"losses.py": "03", ...}``."""
     return {name: exercise.id for exercise in course.exercises for name in exercise.files}
 
 

@@ -4,7 +4,7 @@ It is written from the result records alone and holds no timings, so the
 same class graded twice, with any number of processes or shards, gives the
 same file byte for byte::
 
-    student,01_parameter,02_registration,total,max_score,status
+    student,10_losses,11_optim,total,max_score,status
     ada,10.00,13.50,23.50,25,graded
     bob,0.00,0.00,0.00,25,grading failed: exercise 02: RuntimeError: ...
 """

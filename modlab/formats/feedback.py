@@ -33,12 +33,12 @@ ONE_LINE = 900  # characters a one-line rendering keeps
 
 
 def file_line(file: str, line) -> str:
-    """Where code is: ``walk.py:41`` (``walk.py:?`` where the line is unknown)."""
+    """Where code is: ``losses.py:41`` (``losses.py:?`` where the line is unknown)."""
     return f"{file}:{'?' if line is None else line}"
 
 
 def _at(raised: dict) -> str:
-    """`` (walk.py:41)`` for an exception record that knows its file, else ``""``."""
+    """`` (losses.py:41)`` for an exception record that knows its file, else ``""``."""
     return f" ({file_line(raised['file'], raised.get('line'))})" if raised.get("file") else ""
 
 

@@ -1,7 +1,7 @@
 """The misconception catalog's machinery: an entry is a claim and the evidence that backs it.
 
 A course writes its entries beside its scenarios, one catalog module per
-exercise (``graders/03_walk/misconceptions.py``), and the few that more than
+exercise (``graders/10_losses/misconceptions.py``), and the few that more than
 one exercise grades in ``graders/shared/misconceptions.py``::
 
     @misconception("bare-tensor", "08", "a bare tensor where a Parameter was meant: ...")
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from .evidence import Evidence
+from .fields import UndeclaredField
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,15 @@ class Misconception:
 
     def fires(self, evidence: Evidence) -> bool:
         """Whether the detector finds its evidence. A detector that fails on odd
-        evidence counts as not finding it: silence is always safer than a wrong hint."""
+        evidence counts as not finding it: silence is always safer than a wrong hint.
+
+        Raises:
+            UndeclaredField: the detector reads a field by a plain string: the course's bug, said loudly.
+        """
         try:
             return bool(self.detector(evidence))
+        except UndeclaredField:
+            raise
         except Exception:
             return False
 
@@ -72,7 +79,7 @@ CATALOGS: dict[Path, dict[str, Misconception]] = {}
 
 
 def graders_folder(source: str | Path) -> Path:
-    """The graders folder a catalog module belongs to (``graders/03_walk/misconceptions.py``'s ``graders/``)."""
+    """The graders folder a catalog module belongs to (``graders/10_losses/misconceptions.py``'s ``graders/``)."""
     return Path(source).resolve().parent.parent
 
 

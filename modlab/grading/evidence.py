@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .compare import INDEX, Difference, Tolerance, compare, is_named_list
+from .fields import Field, require_field
 from .observe import DICT, EXCEPTION, FLOAT, OBJECT, TENSOR, TUPLE, decode_tensor
 
 
@@ -128,13 +129,19 @@ class Evidence:
     def extra(self) -> tuple[str, ...]:
         return self.difference.extra if self.difference else ()
 
-    def differs_under(self, *keys: str) -> bool:
-        """Whether the first difference lies under one of these field names."""
+    def differs_under(self, *keys: Field) -> bool:
+        """Whether the first difference lies under one of these fields."""
+        keys = tuple(map(require_field, keys))
         return self.difference is not None and any(key in self.difference.names for key in keys)
 
-    def pairs(self, key: str) -> list[tuple[object, object]]:
+    def pairs(self, key: Field) -> list[tuple[object, object]]:
         """Every ``(torch, yours)`` pair of values held under the field ``key``,
-        at the same place in both observations (both worlds must have it)."""
+        at the same place in both observations (both worlds must have it).
+
+        Raises:
+            UndeclaredField: ``key`` is a plain string, not the scenarios' :class:`Field`.
+        """
+        key = require_field(key)
         return self.pairs_where(lambda name, value: name == key)
 
     def pairs_where(self, wanted) -> list[tuple[object, object]]:
@@ -149,7 +156,14 @@ class Evidence:
         _walk("", self.torch, self.yours, found)
         return found
 
-    def differing(self, key: str) -> list[tuple[object, object]]:
+    def dicts_holding(self, *keys: Field) -> list[tuple[dict, dict]]:
+        """The ``(torch, yours)`` pairs of dicts that hold all of ``keys`` in torch's
+        world, where the submission's is a dict too (the views a probe returns)."""
+        keys = tuple(map(require_field, keys))
+        return [(t, y) for t, y in self.pairs_where(lambda name, value: isinstance(value, dict)
+                                                    and all(key in value for key in keys)) if isinstance(y, dict)]
+
+    def differing(self, key: Field) -> list[tuple[object, object]]:
         """The pairs of :meth:`pairs` that differ."""
         return [(t, y) for t, y in self.pairs(key) if not same(t, y)]
 
@@ -169,6 +183,11 @@ def _walk(name, torch_value, yours_value, found: list) -> None:
         else:
             for item_t, item_y in zip(torch_value, yours_value):
                 _walk("", item_t, item_y, found)
+
+
+def raised(value, *types: str) -> bool:
+    """Whether an observed value is an exception (of one of ``types``, if given)."""
+    return isinstance(value, RaisedView) and (not types or value.type in types)
 
 
 def same(a, b) -> bool:

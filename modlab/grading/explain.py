@@ -34,7 +34,7 @@ class Graded:
         own: the files that are the submission's (the rest are the reference's
             in a graft).
         graft: whether the other files are the course's reference.
-        exercise_of_file: maps a package file (``walk.py``) to its exercise id.
+        exercise_of_file: maps a package file (``losses.py``) to its exercise id.
         reference_sources: the reference package's files, ``{file: text}``.
     """
 

@@ -1,12 +1,12 @@
 """Import a course's grading content: its graders, and the modules they share, as packages.
 
 A course keeps its grading content under ``graders/`` (see :class:`modlab.course.Course`):
-one folder per exercise (``graders/03_walk/``: the scenarios in ``test_03_walk.py``,
+one folder per exercise (``graders/10_losses/``: the scenarios in ``test_03_walk.py``,
 the models and views they share, the exercise's misconception catalog) and
 ``graders/shared/`` for what several exercises use. Their modules import each
 other relatively (``from .views import ...``, ``from ..shared.trees import ...``),
 so the graders folder is imported as a package of its own, named after its
-path: two courses, each with a ``graders/01_parameter/``, never meet.
+path: two courses, each with a ``graders/10_losses/``, never meet.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from modlab.course import Course, Exercise
 
+from .fields import unobserved_fields
 from .scenario import Scenario, scenarios_of
 
 CATALOG_MODULE = "misconceptions"  # each folder's catalog entries: imported with the course
@@ -81,9 +82,32 @@ def load_scenarios(course: Course, exercise: Exercise, public_only: bool = False
 
     Raises:
         FileNotFoundError: the exercise has no grader file.
+        ValueError: a misconception its scenarios list reads a field none of them observes.
     """
     path = course.grader_file(exercise)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no grader file for exercise {exercise.id}")
     import_grader(path)
     return scenarios_of(str(path.resolve()), public_only)
+
+
+_checked: set[Path] = set()
+
+
+def load_course_scenarios(course: Course) -> list[Scenario]:
+    """Every scenario of the course, its whole catalog loaded and checked (once a process):
+    what grading a class, building and releasing load.
+
+    Raises:
+        FileNotFoundError: an exercise has no grader file.
+        ValueError: a detector reads a field that none of the scenarios listing it observes
+            (:func:`~.fields.unobserved_fields`): a course whose grader and detector drifted apart.
+    """
+    scenarios = [s for exercise in course.exercises for s in load_scenarios(course, exercise)]
+    graders = course.graders.resolve()
+    if graders not in _checked:
+        problems = unobserved_fields(scenarios, graders)
+        if problems:
+            raise ValueError(f"{course.graders}: " + "; ".join(problems))
+        _checked.add(graders)
+    return scenarios

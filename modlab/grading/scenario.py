@@ -19,7 +19,7 @@ catalog entries (:mod:`modlab.grading.catalog`, imported from the exercise's
 ``misconceptions.py``) whose detectors are worth trying on its failures.
 
 Grader files are ordinary pytest files, one per exercise
-(``graders/03_walk/test_03_walk.py``): the ``modlab.instructor.pytest_plugin``
+(``graders/10_losses/test_03_walk.py``): the ``modlab.instructor.pytest_plugin``
 pytest plugin collects every scenario as a test, and ``modlab grade`` runs the
 same scenarios through the same engine without pytest's start-up cost.
 """
@@ -36,7 +36,7 @@ from .compare import Tolerance
 DEVICES = ("cpu", "cuda")
 GRADER_FILE = re.compile(r"test_(\d\d)_\w+\.py$")
 
-# Every scenario defined so far, by key ("/course/graders/03_walk/test_03_walk.py::own_members").
+# Every scenario defined so far, by key ("/course/graders/10_losses/test_03_walk.py::own_members").
 # Filled as grader modules are imported, in the trusted process and in workers.
 REGISTRY: dict[str, "Scenario"] = {}
 
@@ -65,7 +65,7 @@ class Scenario:
 
     @property
     def graders(self) -> Path:
-        """The graders folder of the scenario's course (``graders/03_walk/test_03_walk.py``'s ``graders/``)."""
+        """The graders folder of the scenario's course (``graders/10_losses/test_03_walk.py``'s ``graders/``)."""
         return Path(self.file).parent.parent
 
     @property

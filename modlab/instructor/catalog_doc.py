@@ -17,14 +17,13 @@ DOC = Path("docs") / "misconceptions.md"
 
 def checks_by_misconception(course: Course) -> dict[str, dict[str, list[str]]]:
     """``{exercise id: {misconception id: [check, ...]}}`` with hidden checks marked ``(hidden)``."""
-    from modlab.grading.loader import load_scenarios
+    from modlab.grading.loader import load_course_scenarios
 
     found: dict[str, dict[str, list[str]]] = {}
-    for exercise in course.exercises:
-        for scenario in load_scenarios(course, exercise):
-            for mid in scenario.misconception_ids:
-                label = scenario.name if scenario.public else f"{scenario.name} (hidden)"
-                found.setdefault(exercise.id, {}).setdefault(mid, []).append(label)
+    for scenario in load_course_scenarios(course):
+        label = scenario.name if scenario.public else f"{scenario.name} (hidden)"
+        for mid in scenario.misconception_ids:
+            found.setdefault(scenario.exercise, {}).setdefault(mid, []).append(label)
     return found
 
 

@@ -26,7 +26,7 @@ import yaml
 
 from modlab import kit
 from modlab.course import Course, Exercise
-from modlab.grading.loader import load_scenarios
+from modlab.grading.loader import load_course_scenarios, load_scenarios
 from modlab.instructor.build import BEGIN, END, BuildError, stub_sources
 from modlab.instructor.kit_ci import kit_ci_files
 from modlab.instructor.notebooks import notebook_sources
@@ -73,6 +73,7 @@ def build_release(course: Course, out: Path) -> list[Path]:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ReleaseError(f"{out}: already exists and is not empty; release into a new folder")
     out.parent.mkdir(parents=True, exist_ok=True)
+    load_course_scenarios(course)  # a course whose graders and catalog drifted apart is not released
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         for relpath, text in kit_files(course).items():
@@ -233,7 +234,7 @@ def hidden_scenarios(course: Course) -> set[str]:
 
 
 def solution_regions(course: Course) -> list[tuple[str, str]]:
-    """``("walk.py:41", text)`` for every solution region of the reference
+    """``("losses.py:41", text)`` for every solution region of the reference
     at least ``MIN_REGION`` characters long, its whitespace collapsed."""
     regions = []
     for path in sorted(course.solutions.glob("*.py")):

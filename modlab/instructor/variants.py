@@ -69,7 +69,7 @@ def variant_package(course: Course, variant: Variant, folder: Path) -> Path:
 
 def reference_package(course: Course, folder: Path, replacements: dict[str, str]) -> Path:
     """Write the reference package into ``folder/<package>``, with some files'
-    text replaced (``{"walk.py": text}``); returns the package folder."""
+    text replaced (``{"losses.py": text}``); returns the package folder."""
     package = Path(folder) / course.package
     package.mkdir(parents=True, exist_ok=True)
     for source in course.solutions.glob("*.py"):

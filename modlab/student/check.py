@@ -44,7 +44,7 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
 
     Example::
 
-        result = check(open_workspace(course, Path("kit")), course.exercise("03"))
+        result = check(open_workspace(course, Path("kit")), course.exercise("10"))
     """
     require_files(workspace, exercise)
     require_valid_syntax(workspace)

@@ -111,7 +111,7 @@ def diagnose(model) -> Diagnosis:
         TypeError: ``model`` is not a module.
     """
     if not is_module(model):
-        raise TypeError(f"expected a model (a torch.nn.Module or mynn Module), got {type(model).__name__}")
+        raise TypeError(f"expected a model (a torch.nn.Module, or a Module of your package), got {type(model).__name__}")
     examination = _Examination(model)
     return Diagnosis(
         name=type(model).__name__,
@@ -282,7 +282,7 @@ def load_model(target: str):
     if not is_module(found) and callable(found):
         found = _build(found, name)
     if not is_module(found):
-        raise LoadError(f"{name} is a {type(found).__name__}, not a model (a torch.nn.Module or mynn Module)")
+        raise LoadError(f"{name} is a {type(found).__name__}, not a model (a torch.nn.Module, or a Module of your package)")
     return found
 
 

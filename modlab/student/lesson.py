@@ -2,19 +2,19 @@
 
 A lesson's "try yours" cells run the student's own package. Before the
 student writes it, a cell reaches a stub, which raises
-``NotImplementedError("exercise 01: __new__")``, and a traceback through
+``NotImplementedError("exercise 10: forward")``, and a traceback through
 torch would hide the one fact that matters. Loaded as an IPython extension
 by the notebook's first code cell (``%load_ext modlab.student.lesson``), this
 module shows such an error as the line ``modlab check`` prints for it::
 
-    NotImplementedError: still the stub: fill in __new__ in mynn/parameter.py (exercise 01), ...
+    NotImplementedError: still the stub: fill in forward in mynn/losses.py (exercise 10), ...
 
 Any other exception keeps its usual traceback. The cells that run the
 student's code carry the ``raises-exception`` tag (see
 :mod:`modlab.instructor.notebooks`), so "Run All" goes on past them.
 
 In nbgrader's layout, each exercise is an assignment folder of its own
-(``01_parameter/``, ``03_walk/``), each holding the whole package, the
+(``10_losses/``, ``11_optim/``), each holding the whole package, the
 files of other exercises as stubs. Loading the extension first brings in
 the student's own work of earlier exercises (:func:`bring_earlier_work`), so
 the package a lesson runs is the student's as it stands.
@@ -40,26 +40,28 @@ def load_ipython_extension(ipython) -> None:
     ipython.set_custom_exc((NotImplementedError,), _show)
 
 
-def bring_earlier_work(assignment: Path, package: str = "mynn") -> list[str]:
+def bring_earlier_work(assignment: Path) -> list[str]:
     """Replace each stub file of ``assignment``'s package by the student's finished
     file from the assignment folder of its exercise, beside this one.
 
-    A file is brought in only where this copy is still a stub of an earlier
-    exercise and the student's own copy, in that exercise's folder
-    (``../01_parameter/mynn/parameter.py``, or beside its notebook), holds no
-    stub of it any more. Nothing else is touched, so work done here is kept.
+    The package is the folder of the assignment that holds stubs. A file is
+    brought in only where this copy is still a stub of an earlier exercise and
+    the student's own copy, in that exercise's folder
+    (``../10_losses/mynn/losses.py``, or beside its notebook), holds no stub
+    of it any more. Nothing else is touched, so work done here is kept.
 
     Returns:
         One line per file brought in, naming where it came from.
 
     Example::
 
-        bring_earlier_work(Path("~/03_walk").expanduser())
-        # ['mynn/parameter.py: your work from ../01_parameter/ (exercise 01)']
+        bring_earlier_work(Path("~/11_optim").expanduser())
+        # ['mynn/losses.py: your work from ../10_losses/ (exercise 10)']
     """
     this = assignment.name.split("_")[0]
+    package = _package_of(assignment) if this.isdigit() else None
     brought = []
-    for stub in sorted((assignment / package).glob("*.py")) if this.isdigit() else []:
+    for stub in sorted((assignment / package).glob("*.py")) if package else []:
         exercise = _stub_of(stub)
         found = _finished(assignment.parent, exercise, package, stub.name) if exercise and exercise < this else None
         if found is not None:
@@ -67,6 +69,14 @@ def bring_earlier_work(assignment: Path, package: str = "mynn") -> list[str]:
             stub.write_text(own.read_text(encoding="utf-8"), encoding="utf-8")
             brought.append(f"{package}/{stub.name}: your work from ../{folder.name}/ (exercise {exercise})")
     return brought
+
+
+def _package_of(assignment: Path) -> str | None:
+    """The folder of ``assignment`` holding the package: the one whose modules hold stubs."""
+    for folder in sorted(p for p in assignment.iterdir() if p.is_dir()):
+        if any(_stub_of(path) for path in folder.glob("*.py")):
+            return folder.name
+    return None
 
 
 def _stub_of(path: Path) -> str | None:
@@ -93,8 +103,8 @@ def stub_explanation(error: BaseException, traceback) -> str:
 
     Example::
 
-        stub_explanation(NotImplementedError("exercise 01: __new__"), tb)
-        # 'NotImplementedError: still the stub: fill in __new__ in mynn/parameter.py (exercise 01), then ...'
+        stub_explanation(NotImplementedError("exercise 10: forward"), tb)
+        # 'NotImplementedError: still the stub: fill in forward in mynn/losses.py (exercise 10), then ...'
     """
     raised = {"type": type(error).__name__, "message": str(error)}
     if stub_of(raised) is None:

@@ -4,7 +4,7 @@ The archive ``submissions/<student>-<exercise>-<UTC time>.zip`` holds
 ``manifest.json`` and the exercise's files under their package path::
 
     manifest.json      {"student", "exercise", "submitted_at", "files": [{"path", "sha256", "bytes"}], "tool", ...}
-    mynn/walk.py
+    mynn/losses.py
 
 It is written once, never over an earlier one, and only after everything else
 succeeded, so a failed submit leaves no archive behind. Where ``course.yaml``

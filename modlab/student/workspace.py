@@ -40,7 +40,7 @@ class Workspace:
         return self.root / SUBMISSIONS
 
     def files_of(self, exercise: Exercise) -> dict[str, Path]:
-        """The exercise's files, ``{"mynn/walk.py": path}``: for a cumulative
+        """The exercise's files, ``{"mynn/losses.py": path}``: for a cumulative
         exercise (graded on the whole package), every file of the package."""
         names = self.course.files_read(exercise, (p.name for p in self.package_dir.glob("*.py")))
         return {f"{self.course.package}/{name}": self.package_dir / name for name in names}

@@ -7,7 +7,7 @@ a private bare repository, and only the plain files of the student package
 are copied out, read as raw blobs. What a checkout could do, and this never
 does:
 
-- follow a symbolic link: ``mynn/walk.py -> ../../graders/03_walk/test_03_walk.py``
+- follow a symbolic link: ``mynn/losses.py -> ../../graders/10_losses/test_10_losses.py``
   would make the trusted side read a hidden grader and hand it to the
   student's code, which can raise it into its feedback. Links are refused;
 - fetch a submodule, another repository altogether: refused;
@@ -38,7 +38,7 @@ from modlab.course import Course
 from modlab.formats.jsonfile import write_json
 from modlab.instructor.ci.roster import Entry, Roster
 
-MAX_FILE_BYTES = 1 << 20   # a module of mynn is a few KiB; a MiB is generous
+MAX_FILE_BYTES = 1 << 20   # a module of a student package is a few KiB; a MiB is generous
 GIT_TIMEOUT_S = 120.0
 TOKEN_VARIABLE, USER_VARIABLE = "MODLAB_FETCH_TOKEN", "MODLAB_FETCH_USER"
 DEFAULT_USER = "x-access-token"  # GitHub's name for a token; GitLab accepts any name

@@ -43,7 +43,7 @@ def autograde(root: Path, assignment: str, students: list[str], extra_args: list
 
     Args:
         root: the course directory, where nbgrader finds ``nbgrader_config.py``.
-        assignment: the nbgrader assignment (``01_parameter``).
+        assignment: the nbgrader assignment (``10_losses``).
         students: whose submissions to grade.
         extra_args: more nbgrader arguments (``--force``, ``--no-execute``).
         progress: called with each :class:`Outcome` as it is known.

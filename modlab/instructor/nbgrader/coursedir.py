@@ -5,8 +5,8 @@
     COURSE_DIR/
       nbgrader_config.py          course id, gradebook, exchange, the trusted pipeline
       gradebook.db                one assignment per exercise, with its due date
-      source/01_parameter/
-        01_parameter.ipynb        the lesson notebook + one locked, graded score cell
+      source/10_losses/
+        10_losses.ipynb        the lesson notebook + one locked, graded score cell
         mynn/                     the whole package as stubs; the exercise's files are graded
 
 ``source/`` holds only what students may see: stubs, never solutions, and no

@@ -52,7 +52,7 @@ class ExerciseSimilarity:
     flagged: list[Pair]
     compared: list[str]  # students with enough code of their own
     little_code: list[str]  # students whose files are (almost) only the starter code
-    problems: list[str]  # "ada: walk.py missing"
+    problems: list[str]  # "ada: losses.py missing"
     median: float | None  # of every compared pair's score
     documents: dict[tuple[str, str], Document] = field(repr=False, default_factory=dict)  # (student, file)
 
@@ -78,7 +78,7 @@ def compare_class(course: Course, folder: Path, exercises: list[Exercise] | None
 
     Example::
 
-        >>> [s.flagged for s in compare_class(course, Path("class"), [course.exercise("03")])]
+        >>> [s.flagged for s in compare_class(course, Path("class"), [course.exercise("10")])]
         [[Pair(first='ada', second='dan', first_in_second=1.0, second_in_first=1.0)]]
     """
     stages = {} if stages is None else stages

@@ -68,7 +68,7 @@ def read_exercise(submissions: list[Submission], exercise: Exercise) -> tuple[li
 
     Returns:
         ``[(student, file, text)]`` in class order, and lines such as
-        ``"ada: walk.py missing"`` or ``"bob: walk.py is not UTF-8 text"``.
+        ``"ada: losses.py missing"`` or ``"bob: losses.py is not UTF-8 text"``.
     """
     found, problems = [], []
     for submission in submissions:
@@ -152,8 +152,8 @@ def fingerprint(student: str, file: str, text: str, tokens: Tokens, starter: np.
 
     Example::
 
-        >>> stub = stub_sources(course)["walk.py"]
-        >>> fingerprint("kim", "walk.py", stub, tokenise(stub), starter_fingerprints(course)).distinct.size
+        >>> stub = stub_sources(course)["losses.py"]
+        >>> fingerprint("kim", "losses.py", stub, tokenise(stub), starter_fingerprints(course)).distinct.size
         0
     """
     filtered, offsets = tokens
