@@ -1,6 +1,6 @@
 """Precision and recall of the feedback on the labelled buggy submissions.
 
-Each variant of ``tests/buggy/`` embodies known misconceptions. This grades
+Each labelled variant (``graders/*/variants.yaml``) embodies known misconceptions. This grades
 every one (its own exercise, grafted on the reference) and prints, per
 exercise: how many variants got every one of their misconceptions named
 (recall), how many got a hint they do not embody (wrong hints, against
@@ -40,7 +40,7 @@ def main() -> int:
     cuda = process_memory().oracle(course).cuda
     rows = defaultdict(lambda: {"variants": 0, "named": 0, "wrong": 0, "public named": 0, "public wrong": 0})
     wrong_hints, started = [], time.monotonic()
-    for variant in load_variants(ROOT / "tests" / "buggy"):
+    for variant in load_variants(course):
         if args.exercise and variant.exercise not in args.exercise or variant.cuda and not cuda:
             continue
         with tempfile.TemporaryDirectory() as folder:

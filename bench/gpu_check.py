@@ -52,7 +52,7 @@ def grade_reference(course) -> dict:
 def grade_variants(course, work: Path) -> list[dict]:
     """Every variant of the device exercise, and every variant marked cuda, graded with CUDA required."""
     rows = []
-    for variant in load_variants(ROOT / "tests" / "buggy"):
+    for variant in load_variants(course):
         if variant.exercise != "07" and not variant.cuda:
             continue
         package = variant_package(course, variant, work / variant.name)

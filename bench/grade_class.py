@@ -5,7 +5,7 @@
     .venv/bin/python bench/grade_class.py --growth 50,200,800    # modlab only: how cost grows
 
 The class: five students whose every method sleeps (--hanging), the reference,
-the untouched stubs, each buggy variant of tests/buggy/ on its own, a few
+the untouched stubs, each labelled buggy variant (graders/*/variants.yaml) on its own, a few
 adversarial submissions, and students whose every exercise is
 drawn at random (reference, a buggy variant, or the stub), in nbgrader's layout
 `submitted/<student>/<NN_slug>/` with the released notebook beside the files.
@@ -181,9 +181,9 @@ def class_packages(course, count: int, seed: int, hanging: int = 0) -> dict[str,
 
 
 def buggy_variants(course) -> dict[str, tuple[str, str]]:
-    """Each variant of tests/buggy/ applied to the reference: name -> (file, text)."""
+    """Each labelled variant applied to the reference: name -> (file, text)."""
     return {v.name: (v.file, v.apply((course.solutions / v.file).read_text()))
-            for v in load_variants(ROOT / "tests" / "buggy")}
+            for v in load_variants(course)}
 
 
 def kinds(packages: dict) -> dict[str, int]:

@@ -84,7 +84,7 @@ def instrument() -> None:
 
 def submissions(course, folder: Path) -> list[tuple[str, Path]]:
     """The reference, the stubs, and two buggy variants (a walk and a state dict)."""
-    chosen = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name in ("tied_weights_counted_twice",
+    chosen = [v for v in load_variants(course) if v.name in ("tied_weights_counted_twice",
                                                                              "load_rebinds_parameters")]
     found = [("reference", course.solutions), ("stubs", ROOT / "exercises" / course.package)]
     found += [(v.name, variant_package(course, v, folder / v.name)) for v in chosen]

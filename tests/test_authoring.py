@@ -62,7 +62,7 @@ def catalog_module_has_entries(course, exercise, path):
 
 
 def every_entry_has_a_variant(course, exercise, path):
-    variants = load_variants(path.parent)
+    variants = load_variants(course)
     assert any(v.exercise == exercise.id for v in variants), f"{path}: no labelled variant"
     labelled = {mid for v in variants for mid in v.misconceptions}
     unlabelled = [entry.id for entry in own_entries(course, exercise) if entry.id not in labelled]
@@ -89,7 +89,7 @@ PIECES = {
     "exercises/NN_slug.ipynb": notebook_exists,
     "graders/NN_slug/test_NN_slug.py": grader_has_public_and_hidden,
     "graders/NN_slug/misconceptions.py": catalog_module_has_entries,
-    "tests/buggy/NN_slug.yaml": every_entry_has_a_variant,
+    "graders/NN_slug/variants.yaml": every_entry_has_a_variant,
     "docs/misconceptions.md": catalog_page_has_a_section,
 }
 

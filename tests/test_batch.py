@@ -45,7 +45,7 @@ def make_class(course, root: Path, slow: bool = False) -> Path:
     stubs = {p.name: p.read_text() for p in (ROOT / "exercises" / course.package).glob("*.py")}
     write_package(root / "ada" / course.package, reference)
     write_package(root / "bob" / course.package, stubs)
-    variants = [v for v in load_variants(ROOT / "tests" / "buggy") if v.exercise == "01"]
+    variants = [v for v in load_variants(course) if v.exercise == "01"]
     for index, variant in enumerate(variants):
         write_package(root / f"buggy{index}" / course.package,
                       {**reference, variant.file: variant.apply(reference[variant.file])})
@@ -352,7 +352,7 @@ def test_replayed_searches_give_the_verdicts_of_fresh_ones(course, tmp_path, var
     them again; a submission failing one of them gets the same verdict and smallest case."""
     exercise = course.exercise("02")
     if variant_name:
-        [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == variant_name]
+        [variant] = [v for v in load_variants(course) if v.name == variant_name]
         package = variant_package(course, variant, tmp_path)
     else:
         package = ROOT / "exercises" / course.package  # the stubs: a search stops at once
@@ -394,7 +394,7 @@ def test_a_followed_search_gives_the_verdicts_of_a_fresh_one(course, tmp_path, s
     that search's recorded specs: with every outcome alike it gets the recorded search's
     smallest case without searching; at the first outcome that differs, it is searched afresh."""
     exercise = course.exercise("03")
-    [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "tied_weights_counted_twice"]
+    [variant] = [v for v in load_variants(course) if v.name == "tied_weights_counted_twice"]
     package = variant_package(course, variant, tmp_path)
     memory = Memory()
 
@@ -422,7 +422,7 @@ def course_with_a_wrong_reference(course, tmp_path):
     (tmp_path / "course.yaml").write_text((ROOT / "course.yaml").read_text())
     for folder in ("graders", "exercises"):
         (tmp_path / folder).symlink_to(ROOT / folder)
-    [variant] = [v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data"]
+    [variant] = [v for v in load_variants(course) if v.name == "copies_the_data"]
     variant_package(course, variant, tmp_path / "solutions")
     return load_course(tmp_path / "course.yaml")
 

@@ -5,10 +5,9 @@ public checks alone name them too, so `modlab check` shows what grading scores.
 A variant is graded once; its results are shared by the tests below.
 `bench/feedback.py` prints the same figures as precision and recall.
 """
-from pathlib import Path
-
 import pytest
 
+from modlab.course import load_course
 from modlab.engine import GradeOptions, grade_exercise, process_memory
 from modlab.formats.feedback import feedback_line
 from modlab.grading.catalog import course_catalog
@@ -16,7 +15,9 @@ from modlab.grading.loader import load_catalog
 from modlab.instructor.variants import Variant, load_variants, variant_package
 from modlab.records import FAILED
 
-VARIANTS = load_variants(Path(__file__).parent / "buggy")
+from conftest import ROOT
+
+VARIANTS = load_variants(load_course(ROOT / "course.yaml"))
 PARAMS = [pytest.param(v, id=f"{v.exercise}-{v.name}", marks=[pytest.mark.cuda] if v.cuda else []) for v in VARIANTS]
 
 

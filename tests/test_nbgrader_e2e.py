@@ -190,7 +190,7 @@ def student_work(course: Course, student: str, exercise_id: str) -> tuple[dict[s
     if student == "bob" and exercise_id == "01":
         return reference, ["import sys\nprint('a warning', file=sys.stderr)"]
     if student == "bob":
-        variant = next(v for v in load_variants(ROOT / "tests" / "buggy") if v.exercise == "02")
+        variant = next(v for v in load_variants(course) if v.exercise == "02")
         return {f"mynn/{name}": variant.apply((course.solutions / name).read_text())}, []
     if student == "cy":
         return {}, ["import time\ntime.sleep(600)"]

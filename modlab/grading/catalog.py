@@ -14,7 +14,7 @@ the exercise's scenarios list by name (``@scenario(misconceptions=[bare_tensor])
 a hint is shown only when the detector of a listed entry finds evidence in
 the failure, so a wrong hint needs a wrong detector, and every detector has a
 labelled buggy submission that must fire it and neighbours that must not
-(``tests/buggy/``). ``docs/misconceptions.md`` is generated from the catalog
+(each exercise's ``variants.yaml``). ``docs/misconceptions.md`` is generated from the catalog
 and the scenarios that use it.
 
 Runs on the trusted side: detectors read plain data, never the submission's objects.

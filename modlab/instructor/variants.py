@@ -1,9 +1,21 @@
-"""Buggy variants: known mistakes, kept as edits to the reference.
+"""Labelled buggy variants: known mistakes, kept as edits to the reference.
 
-``tests/buggy/NN_slug.yaml`` lists mistakes in exercise NN as edits to one
-reference file (see ``tests/buggy/README.md``). Writing them as edits rather
-than copies keeps them small and keeps them honest: an edit whose ``old``
-text no longer occurs exactly once in the reference fails loudly.
+Each exercise's ``graders/NN_slug/variants.yaml`` lists mistakes a student
+makes in it, each an edit to one reference file, labelled with the
+misconceptions it embodies (ids of the exercise's catalog, or none)::
+
+    - name: tied_weights_counted_twice        # a short id
+      file: walk.py                           # the exercise file the edit applies to
+      misconception: tied-twice               # an id, a list of ids, or [] for a bug that embodies none
+      replace:                                # each `old` must occur exactly once in the reference
+        - old: "seen.add(member)"
+          new: "pass"
+      cuda: false                             # true: a mistake only CUDA can reveal
+
+Writing them as edits rather than copies keeps them small and keeps them
+honest: an edit whose ``old`` text no longer occurs exactly once in the
+reference fails loudly. Graded, each must lose points in its exercise and its
+feedback name exactly its misconceptions (``tests/test_buggy_variants.py``).
 """
 from __future__ import annotations
 
@@ -41,13 +53,17 @@ class Variant:
         return text
 
 
-def load_variants(folder: Path) -> list[Variant]:
-    """Every variant under ``folder``, in file order."""
+VARIANTS = "variants.yaml"  # in each exercise's grading folder
+
+
+def load_variants(course: Course) -> list[Variant]:
+    """Every labelled variant of the course, exercise by exercise, in file order."""
     variants = []
-    for path in sorted(Path(folder).glob("*.yaml")):
-        for item in yaml.safe_load(path.read_text(encoding="utf-8")):
+    for exercise in course.exercises:
+        path = course.grading_folder(exercise) / VARIANTS
+        for item in yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else ():
             variants.append(Variant(
-                exercise=path.stem[:2],
+                exercise=exercise.id,
                 name=item["name"],
                 file=item["file"],
                 misconceptions=tuple(_as_list(item["misconception"])),
