@@ -21,6 +21,7 @@ import yaml
 EXERCISE_ID = re.compile(r"^\d\d$")
 SLUG = re.compile(r"^[a-z][a-z0-9_-]*$")
 PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 # What a stub raises in place of the code a student writes: ``exercise 03: named_modules``.
 STUB_MESSAGE = re.compile(r"exercise (\d\d): (.+)")
 STUB_RAISE = re.compile(r'NotImplementedError\("exercise (\d\d): ')
@@ -38,6 +39,25 @@ class Limits:
     submission_timeout_s: float = 300.0
     memory_mib: int = 2048
     max_processes: int = 64
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """What a course is graded against: the module torch's world hands its scenarios,
+    and the classes of it whose methods a submission may not call (tripwires).
+
+    Attributes:
+        module: importable by name (``torch.nn``, ``torch.optim``); a submission
+            building on it instead of on its own code is caught as tamper.
+        watch: classes of ``module`` whose every method notes that it was called.
+    """
+
+    module: str = "torch.nn"
+    watch: tuple[str, ...] = ("Module", "Parameter")
+
+    def spec(self) -> list:
+        """As plain data, for the processes that load it."""
+        return [self.module, list(self.watch)]
 
 
 @dataclass(frozen=True)
@@ -67,6 +87,9 @@ class Course:
     limits: Limits = field(default_factory=Limits)
     exchange: str | None = None
     root: Path = Path(".")
+    oracle: Oracle = field(default_factory=Oracle)
+    # What the course is about, in a sentence or two a student reads first (the kit's README).
+    summary: str = ""
 
     def exercise(self, exercise_id: str) -> Exercise:
         """The exercise with this id ("3" and "03" both work).
@@ -207,6 +230,8 @@ def _parse_course(raw, root: Path) -> Course:
         limits=_parse_limits(top.get("limits", {})),
         exchange=exchange,
         root=root,
+        oracle=_parse_oracle(top.get("oracle")),
+        summary=" ".join(_string(about["summary"], "course.summary").split()) if "summary" in about else "",
     )
 
 
@@ -230,6 +255,22 @@ def _parse_exercise(raw, where: str) -> Exercise:
         due=_parse_due(item.get("due"), f"{where}.due"),
         cumulative=_flag(item.get("cumulative", False), f"{where}.cumulative"),
     )
+
+
+def _parse_oracle(raw) -> Oracle:
+    """``oracle:``: absent (torch.nn, watching Module and Parameter), a module name
+    (nothing watched), or ``{module: ..., watch: [...]}``."""
+    if raw is None:
+        return Oracle()
+    if isinstance(raw, str):
+        return Oracle(_string(raw, "oracle", DOTTED), ())
+    given = _mapping(raw, "oracle")
+    unknown = sorted(set(given) - {"module", "watch"})
+    if unknown:
+        raise CourseError(f"oracle.{unknown[0]}: unknown key; known: module, watch")
+    watch = tuple(_string(name, f"oracle.watch[{i}]", PACKAGE)
+                  for i, name in enumerate(_list(given.get("watch", []), "oracle.watch")))
+    return Oracle(_string(given.get("module"), "oracle.module", DOTTED), watch)
 
 
 def _parse_limits(raw) -> Limits:

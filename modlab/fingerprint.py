@@ -50,6 +50,7 @@ def fingerprint(course: Course, options: dict, exercises: list[Exercise] | None 
     chosen = course.exercises if exercises is None else exercises
     digest = hashlib.sha256(json.dumps({
         "versions": versions(), "options": options, "package": course.package, "limits": asdict(course.limits),
+        "oracle": course.oracle.spec(),
         "exercises": [[e.id, e.points, list(e.files), e.cumulative] for e in chosen],
     }, sort_keys=True, default=str).encode())
     digest.update(tool_digest().encode())

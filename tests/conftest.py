@@ -9,6 +9,9 @@ from modlab.course import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The second course's graders are a course's content, graded by tests/test_second_course.py: not tests.
+collect_ignore_glob = ["courses/*"]
+
 # A check at a terminal (pytest -s) would leave a check server behind; tests/test_check_server.py asks for one.
 os.environ["MODLAB_CHECK_SERVER"] = "0"
 

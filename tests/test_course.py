@@ -1,7 +1,7 @@
 """course.yaml is validated on load, with one line naming the key."""
 import pytest
 
-from modlab.course import CourseError, load_course
+from modlab.course import CourseError, Oracle, load_course
 
 GOOD = """
 course: {id: demo, title: Demo, package: mynn}
@@ -22,6 +22,13 @@ def test_the_real_course_loads(course):
     assert course.exercise("3").slug == "walk"
 
 
+def test_the_oracle_is_torch_nn_unless_the_course_names_another(tmp_path):
+    assert load_course(write(tmp_path, GOOD)).oracle == Oracle("torch.nn", ("Module", "Parameter"))
+    assert load_course(write(tmp_path, GOOD + "oracle: torch.optim\n")).oracle == Oracle("torch.optim", ())
+    named = load_course(write(tmp_path, GOOD + "oracle: {module: torch.optim, watch: [Optimizer]}\n")).oracle
+    assert named.spec() == ["torch.optim", ["Optimizer"]]
+
+
 def test_due_dates_are_timezone_aware(tmp_path):
     exercise = load_course(write(tmp_path, GOOD)).exercise("01")
     assert exercise.due.isoformat() == "2027-01-15T23:59:00+00:00"
@@ -36,6 +43,9 @@ def test_due_dates_are_timezone_aware(tmp_path):
     (GOOD.replace("2027-01-15T23:59:00Z", "soon"), "exercises[0].due: expected an ISO date"),
     (GOOD + "limits: {memory_mib: -1}\n", "limits.memory_mib: expected a positive number, got -1"),
     (GOOD + "limits: {cpus: 2}\n", "limits.cpus: unknown limit"),
+    (GOOD + "oracle: torch nn\n", "oracle: 'torch nn' does not match"),
+    (GOOD + "oracle: {module: torch.optim, watch: Optimizer}\n", "oracle.watch: expected a list, got str 'Optimizer'"),
+    (GOOD + "oracle: {module: torch.optim, classes: [Optimizer]}\n", "oracle.classes: unknown key; known: module, watch"),
     ("course: [unclosed\n", "not valid YAML (line 2)"),
 ])
 def test_malformed_files_name_the_key(tmp_path, bad, message):

@@ -27,7 +27,7 @@ def run_class(args, course: Course) -> int:
     submissions, shard = class_submissions(args, course)
     exercises = chosen_exercises(args, course)
     # The workers' zygote loads torch and the graders while this process does.
-    start_soon(course.grader_files())
+    start_soon(course.grader_files(), course.oracle.spec())
     from modlab.batch.grading import Batch, pending
     from modlab.batch.pool import grade_all
     from modlab.batch.store import ResultStore

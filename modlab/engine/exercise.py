@@ -173,7 +173,7 @@ class ExerciseGrading:
         self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), self.memory.reference(course))
         if sources:
             world = {"kind": "package", "package": course.package, "sources": sources, "own": own,
-                     "warm_cuda": self._runs_cuda()}
+                     "warm_cuda": self._runs_cuda(), "oracle": course.oracle.spec()}
             self.worker = WorkerProcess(world, graders, limits=course.limits)
 
     def _runs_cuda(self) -> bool:

@@ -51,7 +51,7 @@ class Memory:
         grader_files = grader_files or course.grader_files()
         known = json.dumps([course.id, grader_files, str(cache_dir or ""), key if cache_dir else ""])
         if known not in self.oracles:
-            oracle = self.oracles[known] = Oracle(grader_files, cache_dir, key)
+            oracle = self.oracles[known] = Oracle(grader_files, cache_dir, key, course.oracle.spec())
             atexit.register(lambda: oracle.worker.close())  # the worker in use at exit
         return self.oracles[known]
 
@@ -93,7 +93,7 @@ class Memory:
         """In a process forked from a grading process: keep what the oracles
         remember, but ask a worker of its own (the parent's answers the parent)."""
         for oracle in self.oracles.values():
-            oracle.worker = WorkerProcess({"kind": "torch"}, oracle.worker.grader_files)
+            oracle.worker = WorkerProcess(oracle.worker.world, oracle.worker.grader_files)
 
 
 _PROCESS = Memory()

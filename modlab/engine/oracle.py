@@ -16,16 +16,17 @@ def request_key(request: dict) -> str:
 class Oracle:
     """torch's observations, computed once and remembered.
 
-    The oracle's worker runs each scenario with the course's own ``nn`` (torch's
-    modules themselves). With a ``cache_dir``, its answers are also kept on
+    The oracle's worker runs each scenario with the course's oracle (``module``,
+    :meth:`modlab.course.Oracle.spec`: torch.nn by default) in place of the package. With a ``cache_dir``, its answers are also kept on
     disk, so that a student's next check asks torch nothing it answered before
     and mostly never starts its worker. The file is named by the fingerprint
     of the grading (:mod:`modlab.fingerprint`): when anything an answer depends
     on changes, the old file is no longer read, so it can never be stale.
     """
 
-    def __init__(self, grader_files: list[str], cache_dir: Path | None = None, key: str = ""):
-        self.worker = WorkerProcess({"kind": "torch"}, grader_files)
+    def __init__(self, grader_files: list[str], cache_dir: Path | None = None, key: str = "",
+                 module: list | None = None):
+        self.worker = WorkerProcess({"kind": "torch", "oracle": module} if module else {"kind": "torch"}, grader_files)
         self.cache: dict[str, dict] = {}
         self._cuda: bool | None = None
         self.cache_path = Path(cache_dir) / f"torch-{key}.json" if cache_dir else None

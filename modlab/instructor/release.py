@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from modlab import kit
-from modlab.course import Course, Exercise
+from modlab.course import Course, Exercise, Oracle
 from modlab.grading.loader import load_course_scenarios, load_scenarios
 from modlab.instructor.build import BEGIN, END, BuildError, stub_sources
 from modlab.instructor.kit_ci import kit_ci_files
@@ -261,6 +261,8 @@ def student_course_yaml(course: Course) -> str:
             item["cumulative"] = True
         exercises.append(item)
     data = {"course": {"id": course.id, "title": course.title, "package": course.package}}
+    if course.oracle != Oracle():
+        data["oracle"] = {"module": course.oracle.module, "watch": list(course.oracle.watch)}
     if course.exchange:
         data["exchange"] = course.exchange
     data["exercises"] = exercises

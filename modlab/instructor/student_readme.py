@@ -10,10 +10,9 @@ from modlab.pins import read_pins
 TEMPLATE = Template("""\
 # $title
 
-In this course you rebuild PyTorch's `nn.Module` as your own package, `$package`, one exercise at
-a time, and every piece is checked against the real `torch.nn`. Each exercise has a lesson
-notebook (`$notebook`, ...) that explains the idea, shows it on real `torch.nn`, and lists
-exactly what you write.
+$summary In this course you build your own package, `$package`, one exercise at a time, and every
+piece is checked against the real `$oracle`. Each exercise has a lesson notebook (`$notebook`,
+...) that explains the idea, shows it on real `$oracle`, and lists exactly what you write.
 
 ## For students
 
@@ -32,7 +31,7 @@ That installs the `modlab` tool, JupyterLab and $torch, built for the CPU: $cpu_
 instead of the several GB of a CUDA build; every check runs on the CPU. `modlab check` warns in one line when the
 torch installed differs from the course's.
 
-Have an NVIDIA GPU and want the CUDA cases of exercise 07 to run on it too? Install the same
+Have an NVIDIA GPU and want the course's CUDA cases to run on it too? Install the same
 command with `--extra-index-url` set to the index that
 [pytorch.org/get-started/locally](https://pytorch.org/get-started/locally/) gives for your CUDA
 version, or, on Linux, leave `--extra-index-url ...` out: the torch wheel on PyPI for Linux is the
@@ -45,7 +44,7 @@ $steps
 ```
 
 - `modlab check NN` runs the exercise's **public** checks on your whole `$package/` package and prints
-  each one, passed or failed, with what `torch.nn` did, what your code did, and the misconception
+  each one, passed or failed, with what `$oracle` did, what your code did, and the misconception
   it points to. The last cell of each notebook runs the same command. The checks that grade your
   submission include more cases than the public ones, so a passing check is a good sign, not a
   promise.
@@ -53,7 +52,7 @@ $steps
   message says which exercise to fix first.
 - `modlab submit NN` runs the checks once more (a failure warns, it does not stop you), then writes
   `submissions/<student>-NN-<time>.zip` holding exactly that exercise's files (for an exercise
-  graded on your whole package, such as the capstone, every file of `$package/`) and a manifest
+  graded on your whole package, every file of `$package/`) and a manifest
   (checksums, time, tool version).$upload
   Submitting again never overwrites an earlier submission. Your student id comes from
   `--student`, else from `JUPYTERHUB_USER`, else from your login name.
@@ -122,7 +121,8 @@ def student_readme(course: Course) -> str:
              (f"modlab submit {first.id} --student YOUR_ID", "package your files for submission"),
              ("modlab status", "what is checked and submitted")]
     width = max(len(command) for command, _ in steps) + 2
-    return TEMPLATE.substitute(title=course.title, package=course.package, table="\n".join(rows),
+    return TEMPLATE.substitute(title=course.title, summary=course.summary, package=course.package,
+                               oracle=course.oracle.module, table="\n".join(rows),
                                install=install_command(), torch=pinned_torch(course), cpu_size=CPU_SIZE,
                                upload=EXCHANGE if course.exchange else UPLOAD, notebook=f"{first.name}.ipynb",
                                steps="\n".join(f"{command:<{width}}# {what}" for command, what in steps))

@@ -4,12 +4,12 @@ Each exercise's ``graders/NN_slug/variants.yaml`` lists mistakes a student
 makes in it, each an edit to one reference file, labelled with the
 misconceptions it embodies (ids of the exercise's catalog, or none)::
 
-    - name: tied_weights_counted_twice        # a short id
-      file: walk.py                           # the exercise file the edit applies to
-      misconception: tied-twice               # an id, a list of ids, or [] for a bug that embodies none
+    - name: softmax_instead_of_log_softmax    # a short id
+      file: losses.py                         # the exercise file the edit applies to
+      misconception: softmax-not-log          # an id, a list of ids, or [] for a bug that embodies none
       replace:                                # each `old` must occur exactly once in the reference
-        - old: "seen.add(member)"
-          new: "pass"
+        - old: "log_softmax(input, dim=1)"
+          new: "softmax(input, dim=1)"
       cuda: false                             # true: a mistake only CUDA can reveal
 
 Writing them as edits rather than copies keeps them small and keeps them

@@ -84,17 +84,20 @@ class Zygote:
             self.process.kill()
             raise ZygoteFailed(f"the worker zygote did not start (exit code {self.process.wait()})")
 
-    def fork(self, grader_files: list[str], limits: dict | None) -> tuple[Connection, "WorkerHandle"]:
+    def fork(self, grader_files: list[str], limits: dict | None,
+             oracle: list | None = None) -> tuple[Connection, "WorkerHandle"]:
         """A new worker: its data connection and its handle.
 
         Args:
             grader_files: graders the worker needs (preloaded in the zygote).
             limits: ``memory_mib`` and ``max_processes`` for a confined
                 worker; None for the trusted oracle, which is not confined.
+            oracle: the course's oracle (:meth:`modlab.course.Oracle.spec`), whose
+                tripwires the zygote installs before it forks.
         """
         data_ours, data_theirs = socket.socketpair()
         control_ours, control_theirs = socket.socketpair()
-        request = {"op": "fork", "graders": grader_files, "limits": limits}
+        request = {"op": "fork", "graders": grader_files, "limits": limits, "oracle": oracle}
         try:
             with self.lock:
                 send_frame(self.socket, request, (data_theirs.fileno(), control_theirs.fileno()))
@@ -108,16 +111,16 @@ class Zygote:
             raise ZygoteFailed(f"the worker zygote could not fork a worker: {reply}")
         return Connection(data_ours.detach()), WorkerHandle(reply["pid"], control_ours)
 
-    def preload(self, grader_files: list[str]) -> None:
-        """Have the zygote import these graders now, without waiting for it:
-        the first worker asked for then finds them loaded.
+    def preload(self, grader_files: list[str], oracle: list | None = None) -> None:
+        """Have the zygote import these graders (and install the oracle's tripwires) now,
+        without waiting for it: the first worker asked for then finds them ready.
 
         Raises:
             ZygoteFailed: the zygote stopped answering.
         """
         try:
             with self.lock:
-                send_frame(self.socket, {"op": "preload", "graders": grader_files})
+                send_frame(self.socket, {"op": "preload", "graders": grader_files, "oracle": oracle})
         except OSError as exc:
             raise ZygoteFailed(f"the worker zygote stopped answering: {exc}") from None
 
@@ -198,8 +201,9 @@ def zygote() -> Zygote:
         return _zygote
 
 
-def start_soon(grader_files: list[str] = ()) -> None:
-    """Start this process's zygote in the background, and have it import these graders.
+def start_soon(grader_files: list[str] = (), oracle: list | None = None) -> None:
+    """Start this process's zygote in the background, and have it import these graders
+    (and install the tripwires of the course's ``oracle``).
 
     Started at once, it loads torch and the graders while this process loads
     its own; the first worker would otherwise start it, and wait for both.
@@ -207,7 +211,7 @@ def start_soon(grader_files: list[str] = ()) -> None:
     """
     def start() -> None:
         try:
-            zygote().preload(list(grader_files))
+            zygote().preload(list(grader_files), oracle)
         except ZygoteFailed:
             pass  # the first worker starts it again, and says why it cannot
 

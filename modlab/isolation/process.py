@@ -34,7 +34,7 @@ from . import tamper
 from .protocol import ProtocolError, check_answer, check_hello, has_observation, observation, parse_answer
 from .sandbox import make_workdir
 from .sleep import SleepWatch
-from .worker import serve
+from .worker import DEFAULT_ORACLE, serve
 from .launcher import start_method, zygote
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -66,7 +66,8 @@ class WorkerProcess:
         world: ``{"kind": "torch"}``, or ``{"kind": "package", "package":
             name, "sources": {file: text}, "own": [files]}`` where ``own``
             names the submission's files (default: all); the others are the
-            reference's, sent compiled.
+            reference's, sent compiled. Either may name the course's
+            ``"oracle"`` (:meth:`modlab.course.Oracle.spec`; default torch.nn's).
         grader_files: the graders whose scenarios it runs.
         load_timeout: the most a (trusted) world may take to load.
         limits: a package worker's limits (default: :class:`Limits`' defaults).
@@ -75,6 +76,7 @@ class WorkerProcess:
     def __init__(self, world: dict, grader_files: list[str], load_timeout: float = 60.0,
                  limits: Limits | None = None):
         self.world = world
+        self.oracle = world.get("oracle", DEFAULT_ORACLE)[0]  # the module a package may not delegate to
         self.grader_files = grader_files
         self.confined = world.get("kind") == "package"
         self.limits = limits or Limits()
@@ -190,7 +192,7 @@ class WorkerProcess:
             self.load_error = hello.get("error") or {"type": "unknown", "message": ""}
             raise self._refuse(f"the package did not import: {self.load_error['type']}", IMPORT)
         if hello.get("tamper"):
-            raise self._refuse(tamper.explain(hello["tamper"], "builds on"), TAMPER)
+            raise self._refuse(tamper.explain(hello["tamper"], "builds on", self.oracle), TAMPER)
         self.ready = True
 
     def _launch(self):
@@ -199,7 +201,7 @@ class WorkerProcess:
             limits = {"memory_mib": self.limits.memory_mib, "max_processes": self.limits.max_processes}
         if start_method() == "spawn" or not hasattr(os, "fork"):
             return _spawn(self.grader_files)
-        return zygote().fork(self.grader_files, limits)
+        return zygote().fork(self.grader_files, limits, self.world.get("oracle"))
 
     def _refuse(self, reason: str, kind: str) -> WorkerFailed:
         self.close()
@@ -256,13 +258,13 @@ class WorkerProcess:
             self.close()
             raise WorkerFailed(str(exc), PROTOCOL) from None
         if answer["tamper"]:
-            raise WorkerFailed(tamper.explain(answer["tamper"], "called"), TAMPER)
+            raise WorkerFailed(tamper.explain(answer["tamper"], "called", self.oracle), TAMPER)
         if has_observation(answer):
-            # Read only if torch.nn is named in it: a submission's own objects never are.
-            if tamper.TORCH_NN in answer["observed"]:
-                found = tamper.torch_nn_types(observation_of(answer))
+            # Read only if the oracle is named in it: a submission's own objects never are.
+            if tamper.prefix(self.oracle) in answer["observed"]:
+                found = tamper.oracle_types(observation_of(answer), self.oracle)
                 if found:
-                    raise WorkerFailed(tamper.explain(found, "returned objects of"), TAMPER)
+                    raise WorkerFailed(tamper.explain(found, "returned objects of", self.oracle), TAMPER)
         elif answer["raised"].get("limit"):
             raise WorkerFailed(self._limit_reached(answer["raised"]["limit"]), LIMIT)
         return answer
@@ -343,12 +345,14 @@ def _size(mib: int) -> str:
 def _payload(world: dict) -> bytes:
     """The world as the worker receives it: the submission's files as source
     text, the reference's compiled, so that their source never reaches it."""
+    oracle = world.get("oracle", DEFAULT_ORACLE)
     if world.get("kind") != "package":
-        return marshal.dumps({"kind": world.get("kind", "torch")})
+        return marshal.dumps({"kind": world.get("kind", "torch"), "oracle": oracle})
     package, sources = world["package"], world["sources"]
     own = set(world.get("own", sources))
     return marshal.dumps({
         "kind": "package",
+        "oracle": oracle,
         "package": package,
         "sources": {name: text for name, text in sources.items() if name in own},
         "code": {name: _compiled(f"{package}/{name}", text) for name, text in sources.items() if name not in own},

@@ -1,31 +1,35 @@
-"""Tripwires on torch.nn, in the worker: what the package calls of it, and what it inherits.
+"""Tripwires on the oracle, in the worker: what the package calls of it, and what it inherits.
 
 Installed before the submission loads (:func:`install_tripwires`): every
-method of ``torch.nn.Module`` and ``torch.nn.Parameter`` then notes that it
-was called (:func:`tripped`); once the package has loaded, no class of it may
-be, or inherit from, a torch.nn class (:func:`delegating_classes`). The
-worker reports both with its answers; the grading side scores them as tamper
-(:mod:`.tamper`).
+method of the classes the course watches (``oracle: watch:`` in
+``course.yaml``; ``torch.nn.Module`` and ``torch.nn.Parameter`` by default)
+then notes that it was called (:func:`tripped`); once the package has loaded,
+no class of it may be, or inherit from, a class of the oracle
+(:func:`delegating_classes`). The worker reports both with its answers; the
+grading side scores them as tamper (:mod:`.tamper`).
 
 The zygote installs them once, before it forks workers: setting a method of
 torch.nn.Module updates the slots of each of its subclasses, which took
 about 3 ms of every worker's start (and copied the pages of those classes).
 The oracle's worker removes them (:func:`remove_tripwires`): it answers with
-torch.nn as it is. Runs in the zygote and the workers only: nothing on the
+the oracle as it is. Runs in the zygote and the workers only: nothing on the
 grading side imports it.
+
+An oracle is given as plain data, ``[module, [class, ...]]`` (what
+:meth:`modlab.course.Oracle.spec` makes).
 """
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 
-import torch
-
-from .tamper import TORCH_NN
+from .tamper import prefix
 
 MAX_TRIPPED = 5
 
 _tripped: list[str] = []
+_installed: dict[tuple, list] = {}  # the wires of each oracle installed, by (module, watched classes)
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -55,63 +59,79 @@ def _tripwire(function, where: str):
     return noted
 
 
-# Made once, where this module is imported (in the zygote, before any fork):
-# torch.nn's classes as they are before any submission runs, and the wrappers.
-_TORCH_CLASSES = frozenset(_subclasses(torch.nn.Module) | _subclasses(torch.nn.Parameter)
-                           | {getattr(torch.nn, "Buffer", torch.nn.Parameter)})
-_TRIPWIRES = [(cls, name, member, wrapped) for cls in (torch.nn.Module, torch.nn.Parameter)
-              for name, member in list(vars(cls).items())
-              if (wrapped := _wrapped(member, f"torch.nn.{cls.__name__}.{name}")) is not None]
+@functools.lru_cache(maxsize=None)
+def _oracle(module: str, watch: tuple[str, ...]) -> tuple[frozenset, list]:
+    """The oracle's classes as they are before any submission runs (the watched ones and
+    their subclasses), and the wires of the watched ones: made once, where the first
+    worker of this oracle is forked from (the zygote), before any fork."""
+    found = importlib.import_module(module)
+    watched = [getattr(found, name) for name in watch]
+    classes = frozenset(sub for cls in watched for sub in _subclasses(cls))
+    wires = [(cls, name, member, wrapped) for cls in watched for name, member in list(vars(cls).items())
+             if (wrapped := _wrapped(member, f"{module}.{cls.__name__}.{name}")) is not None]
+    return classes, wires
 
 
-def install_tripwires() -> None:
-    """Wrap the methods of torch.nn.Module and Parameter so that calls are noted,
-    and forget the calls noted so far.
+def install_tripwires(oracle: list) -> None:
+    """Wrap the methods of the oracle's watched classes so that calls are noted (and
+    no other oracle's: a zygote may serve two courses), and forget the calls noted so far.
 
     Where they are installed already (by the zygote) only the forgetting is
     left: what the zygote called, importing a grader, was not the package's
     doing. The wrapped method still runs: the scenario goes on, and the
     grading side fails it as tamper, naming the method.
     """
-    for cls, name, _, wrapped in _TRIPWIRES:
+    module, watch = oracle[0], tuple(oracle[1])
+    _, wires = _oracle(module, watch)
+    for other in [key for key in _installed if key != (module, watch)]:
+        _unwrap(_installed.pop(other))
+    for cls, name, _, wrapped in wires:
         if vars(cls).get(name) is not wrapped:
             setattr(cls, name, wrapped)
+    _installed[(module, watch)] = wires
     _tripped.clear()
 
 
 def remove_tripwires() -> None:
-    """Put back the methods the tripwires wrap: torch.nn as it was before."""
-    for cls, name, original, wrapped in _TRIPWIRES:
+    """Put back every method a tripwire wraps: the oracles as they were before."""
+    while _installed:
+        _unwrap(_installed.popitem()[1])
+
+
+def _unwrap(wires: list) -> None:
+    for cls, name, original, wrapped in wires:
         if vars(cls).get(name) is wrapped:
             setattr(cls, name, original)
 
 
 def tripped() -> list[str]:
-    """The torch.nn methods called since the last call, then forgotten."""
+    """The watched methods called since the last call, then forgotten."""
     found = list(_tripped)
     _tripped.clear()
     return found
 
 
-def delegating_classes(modules: list) -> list[str]:
-    """Names in the package's modules that are, or inherit from, torch.nn classes."""
+def delegating_classes(modules: list, oracle: list) -> list[str]:
+    """Names in the package's modules that are, or inherit from, classes of the oracle."""
+    classes, _ = _oracle(oracle[0], tuple(oracle[1]))
+    start = prefix(oracle[0])
+
+    def of_oracle(cls: type) -> bool:
+        return cls in classes or str(getattr(cls, "__module__", "")).startswith(start)
+
     found = []
     for module in modules:
         for name, value in list(vars(module).items()):
             if not isinstance(value, type):
                 continue
             where = f"{module.__name__}.{name}"
-            if _from_torch_nn(value):
+            if of_oracle(value):
                 found.append(f"{where} is {_name(value)}")
             else:
-                base = next((b for b in value.__mro__[1:] if _from_torch_nn(b)), None)
+                base = next((b for b in value.__mro__[1:] if of_oracle(b)), None)
                 if base is not None:
                     found.append(f"{where} inherits from {_name(base)}")
     return found
-
-
-def _from_torch_nn(cls: type) -> bool:
-    return cls in _TORCH_CLASSES or str(getattr(cls, "__module__", "")).startswith(TORCH_NN)
 
 
 def _name(cls: type) -> str:

@@ -10,7 +10,7 @@ trusted oracle) or a ``mynn`` package. A worker for a package:
    source text (also written to its private directory, so its tracebacks
    show them), the reference's other files as compiled code objects
    (``marshal``), so that ``inspect.getsource`` finds nothing to copy;
-3. installs tripwires on torch.nn (:mod:`.tripwires`; the oracle's worker
+3. installs tripwires on the oracle (:mod:`.tripwires`; the oracle's worker
    removes those the zygote installed), loads the package from memory and
    says hello: loaded, or the import error, and what confines it;
 4. answers requests until EOF: runs a scenario body with the package as
@@ -78,10 +78,14 @@ class SourcePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(code, module.__dict__)
 
 
+DEFAULT_ORACLE = ["torch.nn", ["Module", "Parameter"]]  # what course.Oracle() is, as plain data
+
+
 def load_world(world: dict):
-    """The ``nn`` the scenarios of this process receive, and the package's modules."""
+    """What the scenarios of this process receive (the oracle's module, or the
+    graded package), and the package's modules."""
     if world["kind"] == "torch":
-        return torch.nn, []
+        return importlib.import_module(world.get("oracle", DEFAULT_ORACLE)[0]), []
     finder = SourcePackage(world["package"], world["sources"], world.get("code", {}))
     sys.meta_path.insert(0, finder)
     return importlib.import_module(world["package"]), finder.loaded
@@ -215,12 +219,12 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
         os.dup2(quiet, 2)
         os.chdir(workdir)
     world = marshal.loads(connection.recv_bytes())
-    package = world.get("package")
+    package, oracle = world.get("package"), world.get("oracle", DEFAULT_ORACLE)
     if package:
         _write_own_files(package, world["sources"])
-        tripwires.install_tripwires()
+        tripwires.install_tripwires(oracle)
     else:
-        tripwires.remove_tripwires()  # the oracle answers with torch.nn itself
+        tripwires.remove_tripwires()  # the oracle answers as it is
     try:
         nn, modules = load_world(world)
     except BaseException as exc:
@@ -228,7 +232,7 @@ def serve(connection, policy: Policy | None = None, grader_files: list[str] = ()
         return
     hello = {"loaded": True, "sandbox": sandbox}
     if package:
-        hello["tamper"] = tripwires.delegating_classes(modules) + tripwires.tripped()
+        hello["tamper"] = tripwires.delegating_classes(modules, oracle) + tripwires.tripped()
     connection.send_bytes(json.dumps(hello).encode())
     if world.get("warm_cuda"):
         _warm_cuda()

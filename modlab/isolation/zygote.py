@@ -4,7 +4,7 @@ and ends them with all they started.
 Runs in the zygote process (see :mod:`.launcher` for why there is one), started
 with ``python -c`` by the grading process, which never imports this module.
 Before each fork it preloads the graders a worker needs, what Landlock lets
-a worker reach and the tripwires on torch.nn, so that no worker pays for
+a worker reach and the tripwires on the course's oracle, so that no worker pays for
 them, and keeps its memory in huge pages (:func:`_settle`), so that a fork
 and an exit cost little; the forked child becomes a worker
 (:func:`.worker.serve`) at once.
@@ -79,7 +79,7 @@ def main(sock: socket.socket) -> None:
                 elif request.get("op") == "client":
                     clients.append(_new_client(client))
                 elif request.get("op") == "preload":  # no answer: the asker goes on meanwhile
-                    keeper.preload(request.get("graders") or [])
+                    keeper.preload(request.get("graders") or [], request.get("oracle"))
                 else:
                     keeper.fork(request, fds, client)
             for control in readable:
@@ -113,11 +113,12 @@ class Keeper:
     def controls(self) -> list[socket.socket]:
         return [kept.control for kept in self.kept.values() if not kept.stopping]
 
-    def preload(self, grader_files: list[str]) -> None:
+    def preload(self, grader_files: list[str], oracle: list | None = None) -> None:
         """Make ready what workers of these graders need, before the first is asked for."""
         _preload(grader_files)
         prepare()  # made here, not in every worker
-        install_tripwires()  # here, not in every worker; the oracle's removes them
+        if oracle:
+            install_tripwires(oracle)  # here, not in every worker; the oracle's removes them
         if not self.kept:  # with a worker alive, its pages would be copied, not moved
             _settle()
         gc.freeze()  # the worker's collector leaves the zygote's objects alone: no copy-on-write
@@ -125,7 +126,7 @@ class Keeper:
     def fork(self, request: dict, fds: list[int], sock: socket.socket) -> None:
         data_fd, control_fd = fds
         control = socket.socket(fileno=control_fd)
-        self.preload(request.get("graders") or [])
+        self.preload(request.get("graders") or [], request.get("oracle"))
         limits = request.get("limits")
         self.count += 1
         # Every worker has a folder, which this zygote removes once the worker is

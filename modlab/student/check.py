@@ -51,7 +51,7 @@ def check(workspace: Workspace, exercise: Exercise, device: str = "auto") -> Exe
     # The engine loads torch: imported once the workers' zygote is on its way.
     from modlab.isolation.launcher import start_soon
 
-    start_soon([str(workspace.course.grader_file(exercise))])
+    start_soon([str(workspace.course.grader_file(exercise))], workspace.course.oracle.spec())
     from modlab.engine import WHOLE, GradeOptions, grade_exercise
 
     if not workspace.course.grader_file(exercise).is_file():

@@ -1,0 +1,1 @@
+"""Exercise 01, SGD's plain step: its scenarios, the views they share and its catalog."""

@@ -1,0 +1,1 @@
+"""Exercise 02, momentum: its scenarios, the views they share and its catalog."""

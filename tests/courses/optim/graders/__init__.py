@@ -1,0 +1,1 @@
+"""The optimizer course's grading content: one folder per exercise."""
