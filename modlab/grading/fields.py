@@ -129,18 +129,15 @@ def _inside(path, root: str) -> bool:
     return bool(path) and str(Path(path).resolve()).startswith(root + "/")
 
 
-def unobserved_fields(scenarios, within: Path) -> list[str]:
+def unobserved_fields(scenarios, within: Path, on_every_exception=()) -> list[str]:
     """For each catalog entry the course's ``scenarios`` list, the Fields its detector reads
-    that none of the scenarios listing it can observe (any scenario, for an entry tried on
+    that none of the scenarios listing it can observe (any scenario, for the entries tried on
     every exception): ``"misconception tied-twice reads 'x', which none ... observes (...)"``.
 
     A detector may read several alternatives (the calls of any scenario where a hook
     replaced a value): each must be observed somewhere, not all in one scenario.
     """
-    from .catalog import course_catalog
-
-    listing: dict[str, tuple] = {entry.id: (entry, list(scenarios)) for entry in course_catalog(within)
-                                 if entry.on_raise}
+    listing: dict[str, tuple] = {entry.id: (entry, list(scenarios)) for entry in on_every_exception}
     for scenario in scenarios:
         for entry in scenario.misconceptions:
             listing.setdefault(entry.id, (entry, []))[1].append(scenario)

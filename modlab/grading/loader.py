@@ -19,6 +19,7 @@ from pathlib import Path
 
 from modlab.course import Course, Exercise
 
+from .catalog import course_catalog
 from .fields import unobserved_fields
 from .scenario import Scenario, scenarios_of
 
@@ -106,7 +107,8 @@ def load_course_scenarios(course: Course) -> list[Scenario]:
     scenarios = [s for exercise in course.exercises for s in load_scenarios(course, exercise)]
     graders = course.graders.resolve()
     if graders not in _checked:
-        problems = unobserved_fields(scenarios, graders)
+        raising = [entry for entry in course_catalog(graders) if entry.on_raise]
+        problems = unobserved_fields(scenarios, graders, raising)
         if problems:
             raise ValueError(f"{course.graders}: " + "; ".join(problems))
         _checked.add(graders)
