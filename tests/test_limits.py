@@ -119,9 +119,14 @@ def test_where_a_sleep_ends_is_read_from_the_sleeping_process():
              "select.select([], [], [], 60)": None, "sum(iter(int, 1))": None}  # the last one spins
     sleepers = {wait: subprocess.Popen([sys.executable, "-c", f"import select, threading, time; {wait}"]) for wait in waits}
     try:
-        time.sleep(0.5)  # every interpreter started and waiting
         for wait, process in sleepers.items():
-            ends, expected = wakes_at(process.pid), waits[wait]
+            expected, started = waits[wait], time.monotonic()
+            ends = wakes_at(process.pid)
+            # Until the interpreter has started and reached its wait (a while on a loaded machine), there is none.
+            while expected is not None and ends in (None, math.inf) and ends != expected \
+                    and time.monotonic() - started < 20:
+                time.sleep(0.1)
+                ends = wakes_at(process.pid)
             if expected is None or expected == math.inf:
                 assert ends == expected, wait
             else:

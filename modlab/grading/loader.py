@@ -24,11 +24,12 @@ from .fields import unobserved_fields
 from .scenario import Scenario, scenarios_of
 
 CATALOG_MODULE = "misconceptions"  # each folder's catalog entries: imported with the course
+COURSE_PACKAGE = "modlab_course_"  # what the name of every graders folder imported starts with
 
 
 def package_name(graders: Path) -> str:
     """The name a graders folder is imported under: unique to its path."""
-    return f"modlab_course_{hashlib.sha1(str(Path(graders).resolve()).encode()).hexdigest()[:10]}"
+    return f"{COURSE_PACKAGE}{hashlib.sha1(str(Path(graders).resolve()).encode()).hexdigest()[:10]}"
 
 
 def import_course_module(graders: Path, relative: str):

@@ -6,6 +6,8 @@ import glob
 import os
 import sys
 
+from modlab.grading.loader import COURSE_PACKAGE
+
 from .libc import LINUX, check, libc
 
 SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/sys", "/etc/ld.so.cache", "/etc/ld.so.conf",
@@ -110,11 +112,14 @@ def python_paths() -> set[str]:
 
     A package imported from a source checkout (``modlab`` installed with
     ``pip install -e``) is readable by its own folder only, so the checkout's
-    graders and solutions are not.
+    graders and solutions are not; nor is a course's graders folder, imported
+    as a package of its own (and preloaded: no worker needs to read it).
     """
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     found = set(prefixes)
     for name, module in list(sys.modules.items()):
+        if name.startswith(COURSE_PACKAGE):
+            continue
         if "." not in name and getattr(module, "__file__", None) and hasattr(module, "__path__"):
             found.update(str(p) for p in module.__path__
                          if not any(str(p).startswith(prefix + os.sep) for prefix in prefixes))
