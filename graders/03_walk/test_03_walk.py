@@ -11,7 +11,7 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.probes import NON_PERSISTENT_NAMES, first_occurrences, named_shapes, named_tensors, named_types
-from ..shared.trees import build_tree, leaf_class, lookup, module_trees
+from ..shared.trees import build_tree, leaf_class, lookup, module_trees, tree_code
 from .misconceptions import (children_first, children_not_distinct, dotted_names, lookup_kind_unchecked,
                              lookup_raises_key_error, memo_ignored, non_persistent_not_walked, none_slot_yielded,
                              prefix_ignored, recurse_ignored, remove_duplicate_ignored, shared_module_twice, tied_twice,
@@ -160,7 +160,7 @@ def buffers_walk_like_parameters(nn):
 TREES = module_trees()
 
 
-@scenario(points=4, public=True, specs=TREES, examples=40, misconceptions=[*NAMES, tied_twice])
+@scenario(points=4, public=True, specs=TREES, shown=tree_code, examples=40, misconceptions=[*NAMES, tied_twice])
 def random_trees_named_parameters(nn, spec):
     """on random trees, named_parameters gives torch's names, order and tensors"""
     root = build_tree(nn, spec)
@@ -173,7 +173,7 @@ def random_trees_named_parameters(nn, spec):
             "each is the registered object": all(p is lookup(root, name) for name, p in every)}
 
 
-@scenario(points=3, specs=TREES, examples=40, misconceptions=[*NAMES, tied_twice])
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40, misconceptions=[*NAMES, tied_twice])
 def random_trees_named_buffers(nn, spec):
     """on random trees, named_buffers gives torch's names, order and tensors"""
     root = build_tree(nn, spec)
@@ -185,7 +185,8 @@ def random_trees_named_buffers(nn, spec):
             "which are the same object": first_occurrences([b for _, b in every])}
 
 
-@scenario(points=3, specs=TREES, examples=40, misconceptions=[*NAMES, shared_module_twice, children_not_distinct])
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40,
+          misconceptions=[*NAMES, shared_module_twice, children_not_distinct])
 def random_trees_named_modules(nn, spec):
     """on random trees, named_modules and named_children give torch's names and order"""
     root = build_tree(nn, spec)
@@ -198,7 +199,7 @@ def random_trees_named_modules(nn, spec):
             "len(list(root.modules()))": len(list(root.modules()))}
 
 
-@scenario(points=2, specs=TREES, examples=30, misconceptions=[*NAMES, recurse_ignored])
+@scenario(points=2, specs=TREES, shown=tree_code, examples=30, misconceptions=[*NAMES, recurse_ignored])
 def random_trees_recurse_false(nn, spec):
     """on random trees, recurse=False yields each module's own members only"""
     root = build_tree(nn, spec)

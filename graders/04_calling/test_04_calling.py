@@ -8,7 +8,7 @@ from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
 from ..shared.probes import HOOK_LOG, HOOK_TIMES_100, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE
-from ..shared.trees import build_tree, leaf_class, module_trees
+from ..shared.trees import build_tree, leaf_class, module_trees, tree_code
 from .misconceptions import (always_call_ignored, backward_hooks_not_attached, exceptions_swallowed,
                              handle_remove_keeps_the_hook, missing_forward_message, mode_not_recursive,
                              pre_hook_result_not_wrapped, prepend_ignored, requires_grad_not_recursive,
@@ -182,7 +182,7 @@ def train_validates_mode(nn):
             "net.train(None)": attempt(net.train, None), f"{TRAINING_MODES} after": modes(net)}
 
 
-@scenario(points=3, specs=TREES, examples=30, misconceptions=MODES)
+@scenario(points=3, specs=TREES, shown=tree_code, examples=30, misconceptions=MODES)
 def random_trees_train_and_eval(nn, spec):
     """on random trees, eval() and train() reach every module, shared ones included"""
     root = build_tree(nn, spec)
@@ -228,7 +228,7 @@ def zero_grad_cuts_the_gradient_history(nn):
             HISTORY_CUT: grad is not None and grad.grad_fn is None}
 
 
-@scenario(points=2, specs=TREES, examples=30, misconceptions=GRADS)
+@scenario(points=2, specs=TREES, shown=tree_code, examples=30, misconceptions=GRADS)
 def random_trees_zero_grad(nn, spec):
     """on random trees, zero_grad reaches every parameter, tied and shared ones included"""
     root = build_tree(nn, spec)
@@ -252,7 +252,7 @@ def requires_grad_freezes_and_unfreezes(nn):
             "root.steps.requires_grad": root.steps.requires_grad}
 
 
-@scenario(points=2, specs=TREES, examples=30, misconceptions=[requires_grad_not_recursive])
+@scenario(points=2, specs=TREES, shown=tree_code, examples=30, misconceptions=[requires_grad_not_recursive])
 def random_trees_requires_grad(nn, spec):
     """on random trees, requires_grad_ reaches every parameter, tied and shared ones included"""
     root = build_tree(nn, spec)

@@ -9,7 +9,7 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.probes import HOOK_LOG, NON_PERSISTENT_NAMES
-from ..shared.trees import build_tree, lookup, module_trees
+from ..shared.trees import build_tree, lookup, module_trees, tree_code
 from .misconceptions import (assign_copies, child_sees_all_keys, extra_state_ignored, first_problem_raises,
                              load_rebinds, local_metadata_not_passed, metadata_wrong, non_persistent_is_state,
                              non_strict_keys_wrong, shared_module_saved_once, size_mismatch_forgiven,
@@ -258,7 +258,7 @@ def round_trip_through_torch_save(nn):
 TREES = module_trees(containers=True)
 
 
-@scenario(points=3, specs=TREES, examples=40, misconceptions=SAVING)
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40, misconceptions=SAVING)
 def random_trees_state_dict(nn, spec):
     """on random module trees, state_dict() has torch's keys, order and values"""
     model = build_tree(nn, spec)
@@ -266,7 +266,7 @@ def random_trees_state_dict(nn, spec):
             "is the registered tensor": registered(model, model.state_dict(keep_vars=True))}
 
 
-@scenario(points=3, specs=TREES, examples=40, misconceptions=LOADING)
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40, misconceptions=LOADING)
 def random_trees_load_in_place(nn, spec):
     """on random module trees, loading another tree's state copies it into the same tensors"""
     source, model = build_tree(nn, spec), build_tree(nn, spec)
@@ -276,7 +276,7 @@ def random_trees_load_in_place(nn, spec):
             SAME_AFTER_LOADING: registered(model, before)}
 
 
-@scenario(points=2, specs=TREES, examples=30, misconceptions=[*LOADING, non_strict_keys_wrong])
+@scenario(points=2, specs=TREES, shown=tree_code, examples=30, misconceptions=[*LOADING, non_strict_keys_wrong])
 def random_trees_non_strict_keys(nn, spec):
     """on random module trees, strict=False names the dropped keys missing and the odd ones unexpected"""
     source, model = build_tree(nn, spec), build_tree(nn, spec)

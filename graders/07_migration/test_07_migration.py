@@ -6,7 +6,7 @@ import torch
 
 from modlab.grading import attempt, scenario
 
-from ..shared.trees import build_tree, module_trees
+from ..shared.trees import build_tree, module_trees, tree_code
 from .misconceptions import (apply_order, grads_left_behind, integer_buffers_cast, integer_dtype_accepted,
                              new_parameters_on_move, tensors_not_converted, type_keeps_integers,
                              unregistered_tensors_moved)
@@ -251,7 +251,7 @@ def private_apply_converts_under_no_grad(nn, device):
 TREES = module_trees(containers=True)
 
 
-@scenario(points=3, devices=True, specs=TREES, examples=30, misconceptions=CONVERTING)
+@scenario(points=3, devices=True, specs=TREES, shown=tree_code, examples=30, misconceptions=CONVERTING)
 def random_trees_to_float64(nn, device, spec):
     """on random module trees, to(device, float64) converts like torch and keeps every Parameter"""
     model = build_tree(nn, spec)
@@ -260,7 +260,7 @@ def random_trees_to_float64(nn, device, spec):
     return {SAME_PARAMETER: same_objects(model, before), "registered tensors": tensors(model)}
 
 
-@scenario(points=2, devices=True, specs=TREES, examples=30, misconceptions=[*CONVERTING, apply_order])
+@scenario(points=2, devices=True, specs=TREES, shown=tree_code, examples=30, misconceptions=[*CONVERTING, apply_order])
 def random_trees_apply(nn, device, spec):
     """on random module trees, _apply and apply visit what torch visits, as often"""
     model = build_tree(nn, spec).to(device)

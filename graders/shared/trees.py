@@ -225,3 +225,54 @@ def lookup(root, dotted: str):
         if last in register:
             return register[last]
     return None
+
+
+def tree_code(spec: list) -> str:
+    """The code that builds a spec's tree, as a student would write it: how a failing
+    tree reads in feedback (``@scenario(specs=..., shown=tree_code)``).
+
+    Example::
+
+        tree_code([["c", ["leaf", 1, 1, True]], ["a", ["shared", "c"]]])
+        # 'root = nn.Module(); root.c = Leaf(1, 1); root.a = root.c'
+    """
+    lines = ["root = nn.Module()"]
+    _members_code(spec, "root", lines)
+    return "; ".join(lines)
+
+
+def _members_code(members: list, owner: str, lines: list) -> None:
+    for name, member in members:
+        kind, here = member[0], f"{owner}.{name}"
+        if kind == "param":
+            frozen = "" if member[2] else ", requires_grad=False"
+            lines.append(f"{here} = nn.Parameter(torch.randn({member[1]}){frozen})")
+        elif kind == "buffer":
+            value = f"torch.randn({member[1]})" if member[2] == "float32" else f"torch.randint(0, 10, {member[1]})"
+            lines.append(f"{owner}.register_buffer({name!r}, {value}" + ("" if member[3] else ", persistent=False") + ")")
+        elif kind == "none":
+            register = {"param": "register_parameter", "buffer": "register_buffer", "module": "add_module"}[member[1]]
+            lines.append(f"{owner}.{register}({name!r}, None)")
+        elif kind in ("tied", "shared"):
+            lines.append(f"{here} = root.{member[1]}")
+        else:
+            lines.append(f"{here} = {_module_code(member, here, lines)}")
+
+
+def _module_code(member: list, here: str, lines: list) -> str:
+    """The expression of a module member; a plain module's members go into ``lines`` first."""
+    kind = member[0]
+    if kind == "leaf":
+        return f"Leaf({member[1]}, {member[2]}" + ("" if member[3] else ", bias=False") + ")"
+    if kind == "shared":
+        return f"root.{member[1]}"
+    if kind == "module":
+        variable = here.replace(".", "_")
+        lines.append(f"{variable} = nn.Module()")
+        _members_code(member[1], variable, lines)
+        return variable
+    if kind == "dict":
+        items = ", ".join(f"{key!r}: {_module_code(child, f'{here}.{key}', lines)}" for key, child in member[1])
+        return f"nn.ModuleDict({{{items}}})"
+    children = ", ".join(_module_code(child, f"{here}.{i}", lines) for i, child in enumerate(member[1]))
+    return f"nn.{'Sequential' if kind == 'seq' else 'ModuleList'}({'' if kind == 'seq' else '['}{children}{'' if kind == 'seq' else ']'})"

@@ -170,7 +170,8 @@ class ExerciseGrading:
         except (FileNotFoundError, UnicodeDecodeError) as missing:
             self.error, sources = str(missing), {}
         own = list(exercise.files) if graft else sorted(sources)
-        self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), self.memory.reference(course))
+        self.graded = Graded(exercise.id, tuple(own), graft, files_by_exercise(course), self.memory.reference(course),
+                             str(course.root.resolve()))
         if sources:
             world = {"kind": "package", "package": course.package, "sources": sources, "own": own,
                      "warm_cuda": self._runs_cuda(), "oracle": course.oracle.spec()}

@@ -85,8 +85,7 @@ def failure_record(case: Case, problem: Problem, graded: Graded) -> Failure:
     failure; a stub (nothing written yet) gets none, and an exception gets
     the explanation its record supports.
     """
-    failure = Failure(problem.reason, message=problem.message,
-                      smallest_case=None if problem.spec is None else show(problem.spec, 300))
+    failure = Failure(problem.reason, message=problem.message, smallest_case=_shown_case(case, problem.spec))
     evidence = None
     if problem.difference is not None:
         found = problem.difference
@@ -100,10 +99,28 @@ def failure_record(case: Case, problem: Problem, graded: Graded) -> Failure:
         failure.raised = _with_exercise(problem.raised, graded)
         failure.explanation = explain_raised(problem.raised, graded)
         evidence = Evidence.of(problem.expected, None, None, problem.raised)
+    if failure.explanation and failure.explanation["kind"] == "scenario" and not case.scenario.public:
+        failure.explanation = {"kind": "scenario"}  # a hidden check's own code stays hidden
     if evidence is not None and problem.stub is None:
         failure.misconceptions = [m.as_record() for m in detect(case.scenario.misconceptions, case.scenario.graders,
                                                                  evidence)]
     return failure
+
+
+def _shown_case(case: Case, spec) -> str | None:
+    """The smallest failing spec as the scenario shows it (its own words: the code that builds it), else as data."""
+    if spec is None:
+        return None
+    if case.scenario.shown is not None:
+        try:
+            text = str(case.scenario.shown(spec))
+            return text if len(text) <= MAX_CASE else text[: MAX_CASE - 3] + "..."
+        except Exception:  # a grader's renderer meeting a spec it did not expect: the spec as data
+            pass
+    return show(spec, 300)
+
+
+MAX_CASE = 600  # characters of a smallest case shown
 
 
 def _with_exercise(raised: dict, graded: Graded) -> dict:

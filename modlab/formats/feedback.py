@@ -66,7 +66,12 @@ def explanation_text(explanation: dict | None) -> str:
         of = f" (exercise {facts['exercise']})" if facts.get("exercise") else ""
         return f"still the stub: fill in {facts['function']} in {facts.get('file') or 'your package'}{of}"
     if kind == "scenario":
-        return "the check's own code failed on what your package returned"
+        if not facts.get("code"):
+            return "the check's own code failed on what your package returned"
+        return (f"the check's own code failed at `{facts['code']}` ({file_line(facts['file'], facts['line'])}) on what "
+                f"your package returned there; torch's run of that line went through")
+    if kind == "package-lacks":
+        return f"your package provides no `{facts['name']}`, which the check uses"
     if kind == "missing-name":
         files = " and ".join(facts["own"])
         return (f"your {file_line(facts['file'], facts['line'])} uses `{facts['name']}`, which the course's "

@@ -42,7 +42,7 @@ class Step:
 
     def __str__(self) -> str:
         if self.kind == NAME:
-            return repr(self.value)
+            return shown_name(self.value)
         if self.kind == INDEX:
             return f"[{self.value}]"
         return str(self.value)
@@ -194,10 +194,23 @@ def _multiset_gaps(expected: list, actual: list) -> tuple[list, list]:
 def _names_detail(missing: list, extra: list) -> str:
     parts = []
     if missing:
-        parts.append("missing " + ", ".join(f"`{k}`" for k in missing[:5]))
+        parts.append("missing " + ", ".join(_quoted(k) for k in missing[:5]))
     if extra:
-        parts.append("extra " + ", ".join(f"`{k}`" for k in extra[:5]))
+        parts.append("extra " + ", ".join(_quoted(k) for k in extra[:5]))
     return "; ".join(parts) or "same names in a different order"
+
+
+# The empty name is the walk's start itself (named_modules() yields the module as ``""``).
+ROOT_NAME = "the root itself ('')"
+
+
+def shown_name(name) -> str:
+    """A name as a place in an observation reads: quoted, the empty one said in words."""
+    return ROOT_NAME if name == "" else repr(name)
+
+
+def _quoted(name) -> str:
+    return ROOT_NAME if name == "" else f"`{name}`"
 
 
 def show(value, limit: int = 160) -> str:

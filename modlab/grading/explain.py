@@ -16,12 +16,15 @@ and only with what the exception record shows (as facts; the words are
 """
 from __future__ import annotations
 
+import linecache
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from modlab.course import stub_of
 
 QUOTED_NAME = re.compile(r"(?:attribute|name) '([A-Za-z_][A-Za-z0-9_]*)'")
+PACKAGE_LACKS = re.compile(r"module '[\w.]+' has no attribute '([A-Za-z_][A-Za-z0-9_]*)'")  # the check asked the package
 MISSING_NAME_ERRORS = ("AttributeError", "NameError", "ImportError")
 
 
@@ -36,6 +39,7 @@ class Graded:
         graft: whether the other files are the course's reference.
         exercise_of_file: maps a package file (``losses.py``) to its exercise id.
         reference_sources: the reference package's files, ``{file: text}``.
+        root: the course's folder, from which a scenario's file is shown.
     """
 
     exercise: str
@@ -43,6 +47,7 @@ class Graded:
     graft: bool
     exercise_of_file: dict[str, str] = field(default_factory=dict)
     reference_sources: dict[str, str] = field(default_factory=dict)
+    root: str = ""  # the course's folder: a scenario's file is shown from there
 
 
 def explain_raised(raised: dict, graded: Graded) -> dict | None:
@@ -52,7 +57,8 @@ def explain_raised(raised: dict, graded: Graded) -> dict | None:
 
     Kinds: ``stub`` (``function``, ``file``, and the stub's ``exercise`` when it is
     not the graded one), ``scenario`` (the check's own code failed on what the
-    package returned), ``missing-name`` (``name``, ``file``, ``line``, ``own``,
+    package returned; where known its ``file``, ``line`` and ``code``), ``package-lacks``
+    (``name``: the check asked the package for a name it does not have), ``missing-name`` (``name``, ``file``, ``line``, ``own``,
     ``exercise``), ``earlier-exercise`` and ``inside-reference`` (where it was
     raised, the exercise that file belongs to, and the student's own frame).
     """
@@ -62,8 +68,23 @@ def explain_raised(raised: dict, graded: Graded) -> dict | None:
         return {"kind": "stub", "function": function, "file": raised.get("file", ""),
                 "exercise": "" if exercise == graded.exercise else exercise}
     if raised.get("by") == "scenario":
-        return {"kind": "scenario"}
+        lacking = PACKAGE_LACKS.match(raised.get("message", "")) if raised.get("type") == "AttributeError" else None
+        return {"kind": "package-lacks", "name": lacking.group(1)} if lacking else _scenario_line(raised, graded)
     return _missing_name(raised, graded) or _foreign_file(raised, graded)
+
+
+def _scenario_line(raised: dict, graded: Graded) -> dict:
+    """The check's own code failed on what the package returned: where, and the line's code
+    (which names the call of the package that returned it), when the worker said where."""
+    facts = {"kind": "scenario"}
+    path = raised.get("scenario_file")
+    code = linecache.getline(path, raised.get("scenario_line", 0)).strip() if path else ""
+    if code:
+        shown = Path(path)
+        if graded.root and shown.is_relative_to(graded.root):
+            shown = shown.relative_to(graded.root)
+        facts.update(file=shown.as_posix(), line=raised["scenario_line"], code=code)
+    return facts
 
 
 def _missing_name(raised: dict, graded: Graded) -> dict | None:

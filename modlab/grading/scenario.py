@@ -57,6 +57,7 @@ class Scenario:
     specs: object = None  # a Hypothesis strategy drawing the `spec` argument
     examples: int = 25
     doc: str = ""
+    shown: Callable | None = None  # how a failing spec reads in feedback (default: as data)
 
     @property
     def key(self) -> str:
@@ -102,7 +103,7 @@ class Case:
 
 
 def scenario(points: float = 1, public: bool = False, misconceptions=(), tolerance: Tolerance | None = None,
-             devices: bool = False, specs=None, examples: int = 25):
+             devices: bool = False, specs=None, examples: int = 25, shown: Callable | None = None):
     """Register the decorated function as a graded scenario of its grader file's exercise.
 
     Args:
@@ -117,6 +118,9 @@ def scenario(points: float = 1, public: bool = False, misconceptions=(), toleran
         specs: a Hypothesis strategy; the body takes a ``spec`` argument drawn
             from it, identically in both worlds, derandomized.
         examples: how many specs Hypothesis draws.
+        shown: a function of a spec giving what feedback shows of the smallest
+            failing one, in the student's terms (the code that builds it); by
+            default the spec as data.
 
     Returns:
         The :class:`Scenario` (grader files keep it as a module attribute).
@@ -147,6 +151,7 @@ def scenario(points: float = 1, public: bool = False, misconceptions=(), toleran
             devices=DEVICES if devices else ("cpu",),
             specs=specs,
             examples=examples,
+            shown=shown,
             doc=(body.__doc__ or "").strip().splitlines()[0] if body.__doc__ else "",
         )
         REGISTRY[made.key] = made

@@ -108,8 +108,9 @@ def has_observation(answer: dict) -> bool:
 def _is_raised(raised) -> bool:
     return (isinstance(raised, dict) and isinstance(raised.get("type"), str)
             and isinstance(raised.get("message"), str)
-            and all(isinstance(raised.get(key, ""), str) for key in ("file", "limit", "by", "name"))
-            and isinstance(raised.get("line", 0), int) and _is_frames(raised.get("frames", [])))
+            and all(isinstance(raised.get(key, ""), str) for key in ("file", "limit", "by", "name", "scenario_file"))
+            and all(isinstance(raised.get(key, 0), int) for key in ("line", "scenario_line"))
+            and _is_frames(raised.get("frames", [])))
 
 
 def _is_frames(frames) -> bool:

@@ -95,8 +95,8 @@ def exception_record(exc: BaseException, package: str | None) -> dict:
     """An exception as plain data: type and message, the package file and line
     it came from, the package frames it passed through (outermost first, with
     each function's qualified name), who was running when it was raised (the
-    package's code, or the scenario's own), and the missing name of an
-    ``AttributeError`` or ``NameError``."""
+    package's code, or the scenario's own, and then the scenario's line), and
+    the missing name of an ``AttributeError`` or ``NameError``."""
     record = {"type": type(exc).__name__, "message": _text(exc)[:500]}
     frames = list(_frames(exc.__traceback__))
     if isinstance(exc, SyntaxError) and exc.filename:
@@ -105,7 +105,11 @@ def exception_record(exc: BaseException, package: str | None) -> dict:
     if ours:
         record["file"], record["line"] = ours[-1][0], ours[-1][1]
         record["frames"] = [list(frame) for frame in ours[-MAX_FRAMES:]]
+    if package:
         record["by"] = _raised_by(frames, package)
+        scenario_frame = _scenario_frame(frames) if record["by"] == "scenario" else None
+        if scenario_frame:
+            record["scenario_file"], record["scenario_line"] = scenario_frame
     missing = getattr(exc, "name", None)  # an ImportError's .name is the module's, not the missing name's
     if isinstance(exc, (AttributeError, NameError)) and isinstance(missing, str):
         record["name"] = missing[:200]
@@ -131,13 +135,27 @@ def _raised_by(frames: list, package: str) -> str:
     raised (perhaps inside torch, called from it), ``scenario`` if the
     grader's own code was (on something the package returned): a file of the
     course's graders folder, or of modlab's grading."""
-    graders = {f"{scenario.graders}{os.sep}" for scenario in REGISTRY.values()}
     for filename, _, _ in reversed(frames):
         if filename.startswith(f"{package}/"):
             return "package"
-        if filename.startswith(tuple(graders)) or f"{os.sep}modlab{os.sep}grading{os.sep}" in filename:
+        if _course_file(filename) or f"{os.sep}modlab{os.sep}grading{os.sep}" in filename:
             return "scenario"
     return "package"
+
+
+def _scenario_frame(frames: list) -> tuple[str, int] | None:
+    """The scenario's own line that failed: the innermost frame of a grader file (its line
+    calls the package), else of any file of the course's graders."""
+    graders = {scenario.file for scenario in REGISTRY.values()}
+    for wanted in (lambda filename: filename in graders, _course_file):
+        found = next(((filename, line) for filename, line, _ in reversed(frames) if wanted(filename)), None)
+        if found:
+            return found
+    return None
+
+
+def _course_file(filename: str) -> bool:
+    return filename.startswith(tuple(f"{scenario.graders}{os.sep}" for scenario in REGISTRY.values()))
 
 
 def _limit_reached(exc: BaseException | None) -> str:
