@@ -98,7 +98,7 @@ BREAKAGES = [
              "after the batch's warm-up, a submission raising in a replayed search scores more than a fresh grade gives it",
              (f"{GUARDS}::test_a_batch_grade_equals_a_fresh_grade_when_the_submission_raises_in_a_replayed_search",)),
     Breakage("tamper-report-ignored", "modlab/isolation/process.py",
-             '        if answer["tamper"]:\n            raise WorkerFailed(tamper.explain(answer["tamper"], "called"), TAMPER)\n',
+             '        if answer["tamper"]:\n            raise WorkerFailed(tamper.explain(answer["tamper"], "called", self.oracle), TAMPER)\n',
              "",
              "a walk that calls torch.nn.Module's own methods through getattr scores as if it were written",
              (f"{GUARDS}::test_a_walk_that_reaches_torch_nn_unseen_at_load_time_earns_no_more_than_the_stub",)),
