@@ -16,6 +16,12 @@ Writing them as edits rather than copies keeps them small and keeps them
 honest: an edit whose ``old`` text no longer occurs exactly once in the
 reference fails loudly. Graded, each must lose points in its exercise and its
 feedback name exactly its misconceptions (``tests/test_buggy_variants.py``).
+
+``graders/NN_slug/student_bugs.yaml`` has the same schema plus ``region``:
+the function (``Class.method`` or ``function``) whose solution region the
+edit changes. Those bugs were written and labelled without looking at the
+detectors, so that their precision and recall can be measured honestly
+(``load_variants(course, STUDENT_BUGS)``; ``tests/test_student_bugs.py``).
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ class Variant:
     misconceptions: tuple[str, ...]  # the catalog ids its feedback must name, and no others
     edits: tuple[tuple[str, str], ...]
     cuda: bool = False
+    region: str | None = None  # the function whose solution region it edits (student_bugs.yaml)
 
     def apply(self, reference: str) -> str:
         """The reference file's text with each edit applied exactly once.
@@ -54,13 +61,29 @@ class Variant:
 
 
 VARIANTS = "variants.yaml"  # in each exercise's grading folder
+STUDENT_BUGS = "student_bugs.yaml"  # beside it: bugs labelled blind to the detectors
 
 
-def load_variants(course: Course) -> list[Variant]:
-    """Every labelled variant of the course, exercise by exercise, in file order."""
+def load_variants(course: Course, filename: str = VARIANTS) -> list[Variant]:
+    """Every labelled variant of the course, exercise by exercise, in file order.
+
+    Args:
+        course: the course whose grading folders are read.
+        filename: the file read in each exercise's grading folder
+            (``VARIANTS`` or ``STUDENT_BUGS``); an exercise without it has none.
+
+    Returns:
+        The variants, each with its ``region`` where the file names one.
+
+    Example::
+
+        >>> bugs = load_variants(course, STUDENT_BUGS)
+        >>> bugs[0].region
+        'Parameter.__new__'
+    """
     variants = []
     for exercise in course.exercises:
-        path = course.grading_folder(exercise) / VARIANTS
+        path = course.grading_folder(exercise) / filename
         for item in yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else ():
             variants.append(Variant(
                 exercise=exercise.id,
@@ -69,6 +92,7 @@ def load_variants(course: Course) -> list[Variant]:
                 misconceptions=tuple(_as_list(item["misconception"])),
                 edits=tuple((edit["old"], edit["new"]) for edit in item["replace"]),
                 cuda=bool(item.get("cuda", False)),
+                region=item.get("region"),
             ))
     return variants
 
