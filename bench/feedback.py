@@ -1,12 +1,14 @@
-"""Precision and recall of the feedback on the labelled buggy submissions.
+"""Precision and recall of the feedback on the labelled buggy submissions, per exercise.
 
-Each labelled variant (``graders/*/variants.yaml``) embodies known misconceptions. This grades
-every one (its own exercise, grafted on the reference) and prints, per
-exercise: how many variants got every one of their misconceptions named
-(recall), how many got a hint they do not embody (wrong hints, against
-precision), and the same for the public checks alone, which is what
-``modlab check`` shows a student. ``tests/test_buggy_variants.py`` asserts
-100 % and 0 wrong hints; this script prints the figures::
+Each labelled bug (``graders/*/variants.yaml``, tuned with the detectors, and
+``graders/*/student_bugs.yaml``, written blind to them) embodies known
+misconceptions, or none. This grades every one (its own exercise, grafted on
+the reference) and prints, per exercise and set: how many bugs got every one of
+their misconceptions named (recall), how many got a hint they do not embody
+(wrong hints, against precision), and the same for the public checks alone,
+which is what ``modlab check`` shows a student. ``tests/test_buggy_variants.py``
+asserts 0 wrong hints (and 100 % on variants.yaml); docs/misconceptions.md
+gives the same per catalog entry::
 
     .venv/bin/python bench/feedback.py [--exercise 03]
 """
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from modlab.course import load_course  # noqa: E402
-from modlab.engine import GradeOptions, grade_exercise, process_memory  # noqa: E402
-from modlab.instructor.variants import load_variants, variant_package  # noqa: E402
+from modlab.engine import process_memory  # noqa: E402
+from modlab.instructor.measured import grade_bug, labelled_bugs  # noqa: E402
 from modlab.records import FAILED  # noqa: E402
 
 
@@ -40,15 +41,12 @@ def main() -> int:
     cuda = process_memory().oracle(course).cuda
     rows = defaultdict(lambda: {"variants": 0, "named": 0, "wrong": 0, "public named": 0, "public wrong": 0})
     wrong_hints, started = [], time.monotonic()
-    for variant in load_variants(course):
+    for labelled_set, variant in labelled_bugs(course):
         if args.exercise and variant.exercise not in args.exercise or variant.cuda and not cuda:
             continue
-        with tempfile.TemporaryDirectory() as folder:
-            package = variant_package(course, variant, Path(folder))
-            result = grade_exercise(course, course.exercise(variant.exercise), package,
-                                    GradeOptions(device="cuda" if variant.cuda else "cpu"))
+        result = grade_bug(course, variant)
         want = set(variant.misconceptions)
-        row = rows[variant.exercise]
+        row = rows[f"{variant.exercise} {labelled_set.removesuffix('.yaml')}"]
         row["variants"] += 1
         for prefix, tests in (("", result.tests), ("public ", [t for t in result.tests if t.public])):
             shown = named(tests)
@@ -56,15 +54,15 @@ def main() -> int:
             row[prefix + "wrong"] += bool(shown - want)
             if shown - want:
                 wrong_hints.append(f"{variant.exercise} {variant.name}: {sorted(shown - want)} ({prefix or 'all '}checks)")
-    print(f"{'ex':<4}{'variants':>9}{'named':>8}{'wrong':>8}{'public named':>14}{'public wrong':>14}")
+    print(f"{'exercise, set':<24}{'variants':>9}{'named':>8}{'wrong':>8}{'public named':>14}{'public wrong':>14}")
     total = defaultdict(int)
     for exercise in sorted(rows):
         row = rows[exercise]
-        print(f"{exercise:<4}{row['variants']:>9}{row['named']:>8}{row['wrong']:>8}{row['public named']:>14}"
+        print(f"{exercise:<24}{row['variants']:>9}{row['named']:>8}{row['wrong']:>8}{row['public named']:>14}"
               f"{row['public wrong']:>14}")
         for key, value in row.items():
             total[key] += value
-    print(f"{'all':<4}{total['variants']:>9}{total['named']:>8}{total['wrong']:>8}{total['public named']:>14}"
+    print(f"{'all':<24}{total['variants']:>9}{total['named']:>8}{total['wrong']:>8}{total['public named']:>14}"
           f"{total['public wrong']:>14}")
     if total["variants"]:
         print(f"recall {100 * total['named'] / total['variants']:.1f} % (public checks "
@@ -73,7 +71,7 @@ def main() -> int:
               f"in {time.monotonic() - started:.0f} s")
     for line in wrong_hints:
         print("wrong hint:", line)
-    return 0 if total["named"] == total["variants"] and total["wrong"] == 0 else 1
+    return 0 if total["wrong"] == 0 else 1
 
 
 if __name__ == "__main__":

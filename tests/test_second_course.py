@@ -61,6 +61,20 @@ def test_each_labelled_variant_gets_exactly_its_misconceptions(optim, tmp_path, 
     assert shown == set(variant.misconceptions), [feedback_line(t) for t in result.tests if t.outcome == FAILED]
 
 
+def test_build_measure_records_what_grading_showed_and_the_page_gives_recall_and_precision(optim, tmp_path, capsys):
+    root = tmp_path / "course"
+    shutil.copytree(optim.root, root)
+    assert main(["--course", str(root / "course.yaml"), "build", "--measure"]) == 0
+    assert "wrote graders/01_sgd/measured.yaml" in capsys.readouterr().out
+    measured = yaml.safe_load((root / "graders" / "02_momentum" / "measured.yaml").read_text())
+    assert set(measured["variants.yaml"]) == {"buffer_made_afresh_each_step", "dampening_left_out"}
+    assert measured["variants.yaml"]["buffer_made_afresh_each_step"]["hinted"] == ["momentum-buffer-not-kept"]
+    page = (root / "docs" / "misconceptions.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| `momentum-buffer-not-kept`"))
+    labelled = [v for v in load_variants(optim) if "momentum-buffer-not-kept" in v.misconceptions]
+    assert row.endswith(f"| {len(labelled)}/{len(labelled)} | {len(labelled)}/{len(labelled)} |")
+
+
 def test_a_submission_building_on_torch_optim_is_tamper(optim, tmp_path):
     """The oracle is the course's: delegating to torch.optim is what this course calls tamper."""
     sgd = (optim.solutions / "sgd.py").read_text().replace("class SGD:", "class SGD(torch.optim.SGD):")

@@ -14,10 +14,15 @@ def register(commands) -> None:
                     "docstrings kept; every lesson lessons/NN_slug.md becomes exercises/NN_slug.ipynb. "
                     "Also writes docs/misconceptions.md, the misconception catalog with the checks that "
                     "name each entry.",
-        epilog="examples:\n  modlab build\n  modlab build --check   # exit 1 if exercises/ is stale",
+        epilog="examples:\n  modlab build\n  modlab build --check     # exit 1 if exercises/ is stale\n"
+               "  modlab build --measure   # grade every labelled bug first (minutes)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub.add_argument("--check", action="store_true",
                      help="only report generated files (exercises/, docs/misconceptions.md) that are out of date")
+    sub.add_argument("--measure", action="store_true",
+                     help="first grade every labelled bug (graders/*/variants.yaml and student_bugs.yaml) and "
+                          "record the checks it fails and the hints it gets in graders/*/measured.yaml, which "
+                          "docs/misconceptions.md reads for each entry's recall and precision")
     sub.set_defaults(run=run_build)
 
 
@@ -36,8 +41,22 @@ def run_build(args) -> int:
             for name in stale:
                 print(f"{name} differs from what `modlab build` generates")
             return 1 if stale else 0
+        if args.measure:
+            for path in measure_hints(course):
+                print(f"wrote {path.relative_to(course.root)}")
         for path in build_exercises(course) + build_notebooks(course) + [write_catalog_doc(course)]:
             print(f"wrote {path.relative_to(course.root)}")
     except BuildError as problem:
         raise UsageError(str(problem)) from None
     return 0
+
+
+def measure_hints(course) -> list:
+    """Grade every labelled bug, showing the progress."""
+    from modlab.engine import process_memory
+    from modlab.formats.terminal import Progress
+    from modlab.instructor.measured import labelled_bugs, measure
+
+    cuda = process_memory().oracle(course).cuda
+    with Progress("grading labelled bugs", len(list(labelled_bugs(course)))) as progress:
+        return measure(course, cuda, progress=progress.advance)
