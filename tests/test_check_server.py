@@ -1,6 +1,7 @@
 """The check server (modlab/commands/check_server.py): a check through it is the check a
 fresh process runs, it reads the student's edits, it never serves a changed installation,
 it ends when idle, and Ctrl-C and a dead server behave as a student expects."""
+import json
 import os
 import re
 import shutil
@@ -135,6 +136,120 @@ def stat_state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+# A notebook kernel as the check server sees one: a program named ipykernel_launcher whose cell
+# runs a check (the command line it is given), then waits to be shut down.
+FAKE_KERNEL = """
+import subprocess, sys, time
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+print("checked", flush=True)
+time.sleep(600)
+"""
+
+
+def fake_kernel(kit: Path, env: dict) -> subprocess.Popen:
+    """A fake notebook kernel in ``kit`` that has run ``modlab check 01``."""
+    launcher = kit / "ipykernel_launcher.py"
+    launcher.write_text(FAKE_KERNEL)
+    kernel = subprocess.Popen([sys.executable, str(launcher), sys.executable, "-m", "modlab", "check", "01"],
+                              cwd=kit, env=env, stdout=subprocess.PIPE, text=True)
+    assert kernel.stdout.readline() == "checked\n"
+    return kernel
+
+
+def ends_within(seconds: float, env: dict, *pids: int) -> bool:
+    """Whether these processes and every socket of ``env``'s servers are gone within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (sockets(env) or alive(*pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not sockets(env) and not alive(*pids)
+
+
+def test_a_server_started_under_a_notebook_kernel_ends_with_it(served):
+    kit, env = served
+    kernel = fake_kernel(kit, env)
+    (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
+    zygotes = children(server)
+    assert zygotes and alive(server, *zygotes)
+    kernel.kill()
+    kernel.wait()
+    assert ends_within(5, env, server, *zygotes)  # not the idle time (120 s here)
+
+
+def test_a_server_a_terminal_also_used_outlives_the_notebook_kernel(served):
+    kit, env = served
+    kernel = fake_kernel(kit, env)
+    (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
+    assert check(kit, env, "01").returncode == 0  # from a terminal, the same server
+    kernel.kill()
+    kernel.wait()
+    assert not ends_within(3, env, server)
+    assert servers(Path(env["XDG_RUNTIME_DIR"])) == [server]
+
+
+def test_a_server_is_needed_while_a_kernel_it_served_runs_or_after_a_terminals_check():
+    users = check_server.Users(idle=600)
+    assert users.settle() == [] and not users.needed()  # no check came
+    kernel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    users.came(os.pidfd_open(kernel.pid))
+    users.came(os.pidfd_open(kernel.pid))  # the same kernel again: watched once
+    assert len(users.settle()) == 1 and users.needed()
+    kernel.kill()
+    kernel.wait()
+    assert users.settle() == [] and not users.needed()
+    users.came(None)  # a terminal's check: the idle time
+    assert users.needed()
+
+
+def cell_output(client, code: str) -> str:
+    """What a kernel's cell printed."""
+    printed = []
+    client.execute_interactive(code, timeout=120, output_hook=lambda message: printed.append(
+        message["content"].get("text", "") if message["msg_type"] == "stream" else ""))
+    return "".join(printed)
+
+
+def test_a_lesson_notebooks_check_cell_uses_a_server_that_ends_with_the_kernel(served):
+    """The lesson's own check cell runs the check through IPython's terminal, as a student's does."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    kit, env = served
+    env = {k: v for k, v in env.items() if k != "MODLAB_CHECK_SERVER"}  # the cell's terminal decides
+    notebook = json.loads((kit / "01_parameter.ipynb").read_text())
+    check_cell = "".join(notebook["cells"][-1]["source"])
+    kernel, client = manager.start_new_kernel(kernel_name="python3", cwd=str(kit), env=env)
+    try:
+        assert "9 of 9 public checks passed" in cell_output(client, check_cell)
+        (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
+        zygotes = children(server)
+        assert "9 of 9 public checks passed" in cell_output(client, check_cell)  # the same server, warm
+        assert servers(Path(env["XDG_RUNTIME_DIR"])) == [server]
+    finally:
+        client.stop_channels()
+        kernel.shutdown_kernel()
+    assert ends_within(5, env, server, *zygotes)
+
+
+# `python -m modlab`, saying whether it loaded torch itself; its sys.path as -m makes it (the server's fingerprint).
+SUBMIT_HERE = ("import os, sys; sys.path[0] = os.getcwd(); from modlab.student_cli import main; "
+               "code = main(sys.argv[1:]); print('torch loaded here:', 'torch' in sys.modules); sys.exit(code)")
+
+
+def test_submit_goes_to_a_server_that_is_up_and_starts_none(served):
+    kit, env = served
+
+    def submit() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", SUBMIT_HERE, "submit", "01", "--student", "ada"], cwd=kit,
+                              env=env, capture_output=True, text=True, timeout=120)
+
+    alone = submit()
+    assert alone.returncode == 0 and "torch loaded here: True" in alone.stdout
+    assert servers(Path(env["XDG_RUNTIME_DIR"])) == [], "a submit starts no server"
+    assert check(kit, env, "01").returncode == 0
+    warm = submit()
+    assert warm.returncode == 0 and "torch loaded here: False" in warm.stdout, warm.stdout + warm.stderr
+    assert "9 of 9 public checks passed" in warm.stdout and "submitted exercise 01 as ada" in warm.stdout
+    assert len(list((kit / "submissions").glob("ada-01-*.zip"))) == 2
 
 
 def test_ctrl_c_interrupts_the_check_in_the_server(served):

@@ -5,7 +5,12 @@ and Hypothesis, and the workers' zygote imports torch again. A student runs
 the check dozens of times an hour, and every time the same things load. So
 the first check at a terminal starts a server for the course folder, which
 loads them once and stays for ``IDLE_S`` seconds after its last check; each
-``modlab check`` then only sends it its command line.
+``modlab check`` (and ``modlab submit``, where a server is up) then only
+sends it its command line. A check from a lesson notebook's cell also comes
+through a terminal (IPython's), but a notebook is closed rather than left
+idle: a server ends as soon as every notebook kernel it served has ended and
+no terminal's check came within ``IDLE_S`` (:class:`Users`,
+:mod:`.notebook_kernel`).
 
 For each check the server forks a child, a copy of itself with everything
 loaded. The child takes the client's terminal (its stdin, stdout and stderr,
@@ -51,6 +56,8 @@ from modlab.isolation.frames import ProtocolError, receive_frame, send_frame
 from modlab.isolation.sandbox.libc import libc
 from modlab.isolation.launcher import start_method
 
+from . import notebook_kernel
+
 IDLE_S = 600.0  # a server with no check for this long ends
 START_TIMEOUT_S = 60.0  # the server binds its socket before it loads anything
 INTERRUPT_GRACE_S = 10.0  # after Ctrl-C, how long the child may take to say "interrupted"
@@ -68,32 +75,55 @@ serving = False  # True in a server's child: the check runs here, not in yet ano
 
 # -- the client: modlab check ------------------------------------------------------
 
-def forward(argv: list[str], course: Course, grader: Path) -> int | None:
+def forward(argv: list[str], course: Course, grader: Path, start: bool = True) -> int | None:
     """Run ``modlab ARGV`` in the course's check server; its exit status, or
-    None where no server is used (then the caller runs the check itself).
+    None where no server is used (then the caller runs the command itself).
 
-    Starts the server if none is up for this installation. Ctrl-C here
-    interrupts the check there, which says so as it would here.
+    Ctrl-C here interrupts the command there, which says so as it would here.
+    A check run under a notebook kernel tells the server which kernel it is,
+    and the server ends with the last such kernel (:mod:`.notebook_kernel`).
 
     Args:
         argv: the command line, without the program name.
         course: the course, whose folder (of ``course.yaml``) the server serves.
         grader: the exercise's public grader file, which the server loads
             once for all later checks of the exercise.
+        start: start a server if none is up for this installation (``check``);
+            False uses one only where it is already up (``submit``).
+
+    Example::
+
+        status = forward(["check", "03"], course, course.grader_file(course.exercise("03")))
     """
     if not wanted():
         return None
     address = socket_path(course.root, server_key(course))
-    connection = connect(address, course.root) if address is not None else None
-    if connection is None:
+    if address is None:
         return None
-    with connection:
-        request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "grader": str(grader)}
-        try:
-            send_frame(connection, request, (0, 1, 2))
-        except OSError:
-            return None  # no terminal to pass (a closed stdin): the check runs here
-        return _exit_status(connection)
+    kernel = notebook_kernel.kernel_pid()
+    watched = notebook_kernel.watch(kernel) if kernel else None
+    try:
+        connection = connect(address, course.root, grader, watched) if start else _connected(address)
+        if connection is None:
+            return None
+        with connection:
+            request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "grader": str(grader),
+                       "umask": _umask()}
+            try:  # its stdin, stdout and stderr, and the kernel to watch, if any
+                send_frame(connection, request, (0, 1, 2) if watched is None else (0, 1, 2, watched))
+            except OSError:
+                return None  # no terminal to pass (a closed stdin): the check runs here
+            return _exit_status(connection)
+    finally:
+        if watched is not None:
+            os.close(watched)
+
+
+def _umask() -> int:
+    """This process's umask (reading it means setting it): the server's child writes files with it."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def wanted() -> bool:
@@ -135,8 +165,10 @@ def _private(folder: Path) -> bool:
     return info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
-def connect(address: Path, course_root: Path) -> socket.socket | None:
-    """A connection to the server at ``address``, started first if none listens there."""
+def connect(address: Path, course_root: Path, grader: Path, kernel: int | None = None) -> socket.socket | None:
+    """A connection to the server at ``address``, started first if none listens there
+    and loading ``grader`` first; ``kernel``: a pidfd on the notebook kernel the
+    starting check runs under, if any."""
     connection = _connected(address)
     if connection is not None:
         return connection
@@ -146,7 +178,7 @@ def connect(address: Path, course_root: Path) -> socket.socket | None:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two checks at once start one server
         connection = _connected(address)
         if connection is None:
-            connection = _start_server(address, course_root)
+            connection = _start_server(address, course_root, grader, kernel)
     return connection
 
 
@@ -160,16 +192,18 @@ def _connected(address: Path) -> socket.socket | None:
     return connection
 
 
-def _start_server(address: Path, course_root: Path) -> socket.socket | None:
+def _start_server(address: Path, course_root: Path, grader: Path, kernel: int | None) -> socket.socket | None:
     """Start the server, and connect once it listens; None if it did not come up."""
     address.unlink(missing_ok=True)  # a server that died left its socket behind
     for stale in address.parent.glob(address.name.rsplit("-", 1)[0] + "-*.sock"):
         stale.unlink(missing_ok=True)  # this folder's servers of an earlier installation: they end
     root = course_root.resolve()
     log = _open_log(root)
+    watched = () if kernel is None else (str(kernel),)  # watched from the start, even if no check came
     server = subprocess.Popen(
-        [sys.executable, "-c", BOOT, json.dumps(sys.path), str(address)],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, cwd=root)
+        [sys.executable, "-c", BOOT, json.dumps(sys.path), str(address), str(grader), *watched],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, cwd=root,
+        pass_fds=tuple(map(int, watched)))
     log.close()
     started = time.monotonic()
     while time.monotonic() - started < START_TIMEOUT_S and server.poll() is None:
@@ -220,55 +254,138 @@ def _exit_status(connection: socket.socket) -> int | None:
 
 # -- the server --------------------------------------------------------------------
 
-def serve(address: str) -> None:
-    """The server's life: listen at ``address``, load, answer checks until idle
-    (``MODLAB_CHECK_SERVER_IDLE_S`` seconds, default ``IDLE_S``)."""
+def serve(address: str, grader: str, kernel: str = "") -> None:
+    """The server's life: listen at ``address``, load, answer checks until no one
+    needs it (:class:`Users`): idle for ``MODLAB_CHECK_SERVER_IDLE_S`` seconds
+    (default ``IDLE_S``), or every notebook kernel it served gone.
+
+    Args:
+        address: the socket's path.
+        grader: the grader file of the check that started the server, loaded
+            with the rest (and in the zygote) before that check is answered.
+        kernel: a pidfd (its number) on the notebook kernel of the check that
+            started this server; empty where that check ran at a terminal.
+    """
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(16)
-    server = Server(listener, address)
-    _load()
+    users = Users(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
+    server = Server(listener, address, users)
+    _load(grader)
+    users.came(int(kernel) if kernel else None)  # the starting check's user; the idle time counts from here
     try:
-        server.run(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
+        server.run()
     finally:
         if server.listening():
             os.unlink(address)
 
 
-def _load() -> None:
-    """Load what every check needs while the workers' zygote starts, and wait for both."""
+def _load(grader: str) -> None:
+    """Load what every check needs, and the first check's grader, while the workers'
+    zygote starts and loads that grader too; wait for both."""
     from modlab.isolation.launcher import start_soon, zygote
 
-    start_soon()
+    start_soon([grader])
     from modlab.commands import program  # noqa: F401  (what the child runs)
     from modlab.engine import grade_exercise  # noqa: F401  (torch, Hypothesis, the graders' framework)
     from modlab.formats.feedback import check_report  # noqa: F401
 
+    _load_grader(grader)
     zygote()
+
+
+def _load_grader(path: str) -> None:
+    """Import a grader here, once, for every later check's child to inherit."""
+    from modlab.grading.loader import import_grader
+
+    try:
+        import_grader(path)
+    except Exception:
+        pass  # the check's child loads it again and reports the error
+
+
+class Users:
+    """Who still needs a server: the checks at a terminal for ``idle`` seconds after
+    the last, and each notebook kernel it served for as long as that kernel runs;
+    no one for ``idle`` seconds after the last check of all.
+
+    Checks' threads report who came (:meth:`came`); the server's loop alone
+    closes the kernels' pidfds (:meth:`settle`), so none is closed under its wait.
+    """
+
+    def __init__(self, idle: float):
+        self.idle, self.lock = idle, threading.Lock()
+        self.last = time.monotonic()  # when the last check came or ended
+        self.terminal = -idle  # when the last check from a terminal (or a script) came or ended
+        self.kernels: dict[int, int] = {}  # pid: pidfd, each notebook kernel served
+        self.arrived: list[int] = []  # kernels' pidfds not yet settled
+
+    def came(self, kernel: int | None) -> None:
+        """A check came, from the notebook kernel this pidfd names, or from a terminal (None).
+        The pidfd is this object's to close."""
+        with self.lock:
+            self.last = time.monotonic()
+            if kernel is None:
+                self.terminal = self.last
+            else:
+                self.arrived.append(kernel)
+
+    def ended(self, terminal: bool) -> None:
+        """A check ended, from a terminal or not: the idle time counts from now."""
+        with self.lock:
+            self.last = time.monotonic()
+            if terminal:
+                self.terminal = self.last
+
+    def settle(self) -> list[int]:
+        """Take in the kernels that came, forget those gone; the pidfds to wait on."""
+        with self.lock:
+            arrived, self.arrived = self.arrived, []
+        for pidfd in arrived:
+            pid = notebook_kernel.watched_pid(pidfd)
+            if pid is None or pid in self.kernels:
+                os.close(pidfd)  # ended already, or watched already
+            else:
+                self.kernels[pid] = pidfd
+        for pid, pidfd in list(self.kernels.items()):
+            if notebook_kernel.ended(pidfd):
+                os.close(self.kernels.pop(pid))
+        return list(self.kernels.values())
+
+    def needed(self) -> bool:
+        """Whether anyone still needs the server (call :meth:`settle` first)."""
+        now = time.monotonic()
+        with self.lock:
+            recent = now - self.last < self.idle
+            return recent and (bool(self.kernels or self.arrived) or now - self.terminal < self.idle)
 
 
 class Server:
     """Accepts checks and runs each in a forked child, one thread per check."""
 
-    def __init__(self, listener: socket.socket, address: str):
-        self.listener, self.address = listener, address
+    def __init__(self, listener: socket.socket, address: str, users: Users):
+        self.listener, self.address, self.users = listener, address, users
         self.bound = os.stat(address).st_ino
         self.fork_lock = threading.Lock()  # forks one at a time, never while a thread loads a grader
         self.passed: set[int] = set()  # every running check's terminal: a child closes the others'
         self.checks: list[threading.Thread] = []
-        self.last = 0.0  # when the last check ended
 
-    def run(self, idle: float) -> None:
-        """Answer checks until none has run for ``idle`` seconds, or until the socket
-        is removed (a newer installation's server took the folder's place); a check
-        still running is let finish."""
-        self.listener.settimeout(1.0)
-        self.last = time.monotonic()
-        while self._running() or (self.listening() and time.monotonic() - self.last < idle):
+    def run(self) -> None:
+        """Answer checks until no one needs the server (:class:`Users`), or until the
+        socket is removed (a newer installation's server took the folder's place);
+        a check still running is let finish. A kernel that ends wakes the wait."""
+        self.listener.setblocking(False)
+        while True:
+            kernels = self.users.settle()
+            if not (self._running() or (self.listening() and self.users.needed())):
+                return
+            if self.listener not in select.select([self.listener, *kernels], [], [], 1.0)[0]:
+                continue
             try:
                 connection, _ = self.listener.accept()
-            except socket.timeout:
+            except BlockingIOError:  # the client gave up meanwhile
                 continue
+            connection.setblocking(True)
             check = threading.Thread(target=self.answer, args=(connection,), daemon=True)
             self.checks.append(check)
             check.start()
@@ -286,9 +403,13 @@ class Server:
 
     def answer(self, connection: socket.socket) -> None:
         """Run one check: fork its child, pass Ctrl-C on, reply with its exit status."""
+        terminal = False
         try:
             with connection:
-                request, fds = receive_frame(connection, max_fds=3)
+                request, fds = receive_frame(connection, max_fds=4)
+                terminal = bool(request) and len(fds) == 3
+                if request:
+                    self.users.came(fds.pop() if len(fds) == 4 else None)  # a pidfd on the client's kernel
                 try:
                     if request and len(fds) == 3:
                         send_frame(connection, self._run(request, fds, connection))
@@ -302,18 +423,14 @@ class Server:
         except Exception:  # a request this server cannot read: the client checks by itself
             traceback.print_exc()
         finally:
-            self.last = time.monotonic()
+            self.users.ended(terminal)
 
     def _run(self, request: dict, fds: list[int], connection: socket.socket) -> dict:
         """The reply: the check's exit status, or why this server cannot run it."""
-        from modlab.grading.loader import import_grader
         from modlab.isolation.launcher import ZygoteFailed, zygote
 
         with self.fork_lock:
-            try:
-                import_grader(request["grader"])  # loaded here once, inherited by every later child
-            except Exception:
-                pass  # the child loads it again and reports the error
+            _load_grader(request["grader"])
             try:
                 shared = zygote().share()
             except ZygoteFailed as failed:
@@ -387,6 +504,7 @@ def _child(request: dict, fds: list[int], shared: socket.socket, listener: socke
         sys.stdout = _writer(1, encoding, "strict", line_buffered=os.isatty(1))
         sys.stderr = _writer(2, encoding, "backslashreplace", line_buffered=True)
         os.chdir(request["cwd"])
+        os.umask(request["umask"])  # a submit's archive is the student's, as if written there
         os.environ.clear()
         os.environ.update(request["env"])
         from modlab import kit

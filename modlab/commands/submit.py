@@ -33,12 +33,18 @@ def register(commands) -> None:
 
 
 def run_submit(args) -> int:
+    from modlab.commands import check_server
     from modlab.errors import UsageError
     from modlab.student.submit import student_id, submit
     from modlab.student.workspace import open_workspace, require_files, require_valid_syntax
 
     course = student_course(args)
     exercise = course.exercise(args.exercise)
+    # A check server already up (a notebook's, or a terminal's) runs the whole submit, its check warm;
+    # none is started for it: a submit is rarely followed by another check.
+    forwarded = check_server.forward(args.argv, course, course.grader_file(exercise), start=False)
+    if forwarded is not None:
+        return forwarded
     workspace = open_workspace(course, args.path)
     student = student_id(args.student)
     require_files(workspace, exercise)
