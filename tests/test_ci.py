@@ -129,7 +129,7 @@ def modlab_invocations(script: str):
 
 def test_the_old_student_side_workflow_is_gone():
     assert not (ROOT / ".github" / "workflows" / "autograde.yml").exists()
-    assert [p.name for p in COURSE_WORKFLOWS] == ["grade-class.yml"]
+    assert [p.name for p in COURSE_WORKFLOWS] == ["grade-class.yml", "test.yml"]  # the class's, the contributors'
 
 
 def test_the_kit_ci_holds_no_secret_and_no_self_hosted_runner(kit_files):
@@ -160,6 +160,14 @@ def test_release_puts_the_kit_ci_into_the_kit(course, kit_files):
     assert {relpath: released[relpath] for relpath in kit_files} == kit_files
 
 
+def test_the_contributors_ci_runs_make_test_on_every_push_and_pull_request():
+    workflow = load_yaml((ROOT / ".github" / "workflows" / "test.yml").read_text())
+    assert set(workflow["on"]) == {"push", "pull_request"} and workflow["permissions"] == {}
+    assert [job["permissions"] for job in workflow["jobs"].values()] == [{"contents": "read"}]
+    assert github_scripts(workflow) == ["make test"]
+    assert (ROOT / ".ci" / "run").read_text().rstrip().endswith("\nmake test")  # what CI runs here, too
+
+
 def test_every_action_is_pinned_by_commit_with_its_version(github_workflows):
     pins: dict[str, set[str]] = {}
     for name, (text, workflow) in github_workflows.items():
@@ -185,7 +193,7 @@ def test_permissions_are_declared_and_read_only(github_workflows, grade_class):
 def test_every_checkout_keeps_no_credentials(github_workflows):
     checkouts = [(name, step) for name, (_, workflow) in github_workflows.items()
                  for _, _, step in steps(workflow) if step.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 4
+    assert len(checkouts) == 5  # grade-class.yml three times, test.yml, the kit's check.yml
     assert all(step["with"]["persist-credentials"] is False for _, step in checkouts)
 
 
