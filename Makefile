@@ -13,7 +13,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[instructor]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[instructor,test]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
 	touch $@
 
@@ -21,8 +21,9 @@ demo: install
 	$(BIN)/modlab grade solutions/
 	$(BIN)/modlab grade exercises/
 
+# In parallel, a worker per core and one more; tests that share a set-up run on one worker (tests/conftest.py).
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder
 
 build: install
 	$(BIN)/modlab build

@@ -30,6 +30,55 @@ def course_module(relative: str):
     return import_course_module(ROOT / "graders", relative)
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: a worker per core, and one more, which runs while the others' tests wait
+    on a timeout, a kernel or a subprocess (the suite's CPU time is well under its serial wall time)."""
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """Run in parallel (``make test``: pytest-xdist, ``--dist loadgroup``) without making any set-up twice.
+
+    A module's tests that share a set-up (a fixture of module or session scope
+    defined in that module, such as a graded class or executed notebooks) go to
+    one worker, as one group: otherwise each worker would make it again. And the
+    slow tests come first, so that the long groups start at once and the short
+    tests fill the cores around them.
+    """
+    for item, group in zip(items, shared_set_up_groups(items)):
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: otherwise as collected
+
+
+def shared_set_up_groups(items) -> list[str]:
+    """Each test's group: its module and the first of the set-ups it shares with others, by
+    name, where tests that share any set-up are one group; "" for a test that shares none."""
+    joined: dict[str, str] = {}  # a set-up's name: a set-up of its group (union-find)
+
+    def root(name: str) -> str:
+        while joined[name] != name:
+            name = joined[name]
+        return name
+
+    shared = [module_set_ups(item) for item in items]
+    for names in shared:
+        for name in names:
+            joined.setdefault(name, name)
+        for name in names[1:]:
+            joined[root(name)] = root(names[0])
+    return [min(root(name) for name in names) if names else "" for names in shared]
+
+
+def module_set_ups(item) -> list[str]:
+    """The set-ups of module or session scope, defined in the item's own module, that it uses:
+    ``module::fixture`` names."""
+    module = item.nodeid.split("::")[0]
+    return sorted(f"{module}::{name}" for name, definitions in item._fixtureinfo.name2fixturedefs.items()
+                  if definitions[-1].scope in ("module", "session") and definitions[-1].baseid == module)
+
+
 @pytest.fixture(scope="session")
 def course():
     return load_course(ROOT / "course.yaml")
