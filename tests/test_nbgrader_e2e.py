@@ -46,6 +46,8 @@ COURSE_ID = "modlab-nn"
 DUE = {"01": "2100-01-01T00:00:00Z", "02": "2020-01-01T00:00:00Z"}
 ASSIGNMENTS = {"01": "01_parameter", "02": "02_registration"}
 SUBMISSIONS = {"01": ["ada", "bob", "cy", "dee", "eve", "fay"], "02": ["ada", "bob"]}
+# cy's cell hangs until this; a lesson's cell must not, even while the suite runs other tests beside it.
+CELL_TIMEOUT_S = 20
 
 FAKE_PYTEST = "def main(*args, **kwargs):\n    print('10 passed')\n    return 0\n"
 TAMPERING = f"""\
@@ -108,7 +110,7 @@ def course_copy(root: Path) -> Course:
 def grade_a_course(course: Course, root: Path) -> Run:
     course_dir = root / "course"
     assert modlab(["--course", str(course.root / "course.yaml"), "nbgrader", "init", str(course_dir),
-                   "--exchange", str(root / "exchange"), "--late-penalty", "zero", "--cell-timeout", "5"]) == 0
+                   "--exchange", str(root / "exchange"), "--late-penalty", "zero", "--cell-timeout", str(CELL_TIMEOUT_S)]) == 0
     # a careless instructor leaves a hidden grader in source/: it must not travel
     shutil.copy(ROOT / "graders" / "01_parameter" / "test_01_parameter.py", course_dir / "source" / "01_parameter")
     for assignment in ASSIGNMENTS.values():
