@@ -1,8 +1,14 @@
 """One student kit per test session, written by `modlab release` from this
-repository, for the tests of the student's side to copy."""
+repository, for the tests of the student's side to copy; and the check servers
+such a kit's checks start."""
 import atexit
+import contextlib
 import functools
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -34,3 +40,49 @@ def kit_copy(target: Path, reference: tuple[str, ...] = ()) -> Path:
         if "*" in reference or source.name in reference:
             shutil.copy(source, target / course.package / source.name)
     return target
+
+
+def servers(runtime: Path) -> list[int]:
+    """The check servers whose socket lies in ``runtime`` (their ``XDG_RUNTIME_DIR``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and str(runtime) in (entry / "cmdline").read_text():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+@contextlib.contextmanager
+def short_runtime_folder():
+    """A new ``XDG_RUNTIME_DIR`` for check servers, short (a socket's path has at most 107
+    bytes); every server whose socket lies there is ended with the block."""
+    runtime = Path(tempfile.mkdtemp(prefix="ml"))
+    try:
+        yield runtime
+    finally:
+        for pid in servers(runtime):
+            os.kill(pid, signal.SIGKILL)  # its zygote ends with it
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def one_check_server(kit: Path):
+    """In the block, this process and what it starts (a notebook's kernel) check ``kit``
+    through one check server, as a student does who checked once at a terminal too: that
+    check starts the server, which then outlives the kernels that come and go. The server
+    ends with the block.
+
+    Raises:
+        AssertionError: no server started, or a check in the block did not go to it.
+    """
+    with short_runtime_folder() as runtime, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        patch.delenv("MODLAB_CHECK_SERVER", raising=False)  # a check cell's terminal asks for the server
+        subprocess.run([sys.executable, "-m", "modlab", "check", "01"], cwd=kit, capture_output=True,
+                       env={**os.environ, "MODLAB_CHECK_SERVER": "1"}, timeout=300)
+        (server,) = servers(runtime)
+        yield
+        # A check that found no server for its installation would have started one and ended this one.
+        assert servers(runtime) == [server], "a check in the block did not go to the server"

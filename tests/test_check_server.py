@@ -17,7 +17,7 @@ import pytest
 from modlab.commands import check_server
 
 from conftest import ROOT, as_in_a_terminal
-from student_kit import kit_copy
+from student_kit import kit_copy, servers, short_runtime_folder
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check server is Linux-only")
 
@@ -37,26 +37,11 @@ def served(tmp_path):
     """A kit with the reference code, and the environment of a student whose checks go to a
     server; every server started from it is ended afterwards."""
     kit = kit_copy(tmp_path / "kit", reference=("*",))
-    run = Path(tempfile.mkdtemp(prefix="ml"))  # short: a socket's path has at most 107 bytes
-    env = {**os.environ, "MODLAB_CHECK_SERVER": "1", "XDG_RUNTIME_DIR": str(run),
-           "MODLAB_CHECK_SERVER_IDLE_S": "120"}
-    env.pop("PYTHONPATH", None)
-    yield kit, env
-    for pid in servers(run):
-        os.kill(pid, signal.SIGKILL)
-    shutil.rmtree(run, ignore_errors=True)
-
-
-def servers(run: Path) -> list[int]:
-    """The servers whose socket lies in ``run``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and str(run) in (entry / "cmdline").read_text():
-                found.append(int(entry.name))
-        except OSError:
-            pass
-    return found
+    with short_runtime_folder() as run:
+        env = {**os.environ, "MODLAB_CHECK_SERVER": "1", "XDG_RUNTIME_DIR": str(run),
+               "MODLAB_CHECK_SERVER_IDLE_S": "120"}
+        env.pop("PYTHONPATH", None)
+        yield kit, env
 
 
 def sockets(env) -> list[Path]:

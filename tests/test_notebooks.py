@@ -11,7 +11,7 @@ import pytest
 from modlab.instructor.build import BuildError
 from modlab.instructor.notebooks import TASK_MARKER, build_notebook, split_cells, stale_notebooks
 
-from student_kit import kit_copy
+from student_kit import kit_copy, one_check_server
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -59,14 +59,21 @@ def executed(course, tmp_path_factory):
     solution, a few kernels at a time: ``{id: (notebook, error, seconds)}``."""
     kit = kit_copy(tmp_path_factory.mktemp("notebooks") / "kit", reference=("*",))
     graded = [e for e in course.exercises if (kit / course.grader_file(e).relative_to(course.root)).is_file()]
-    return asyncio.run(_run_all(kit, graded))
+    return run_all(kit, graded)
 
 
 @pytest.fixture(scope="module")
 def on_stubs(course, tmp_path_factory):
     """Every notebook run in a fresh kit, as a student first opens it: ``{id: (notebook, error, seconds)}``."""
     kit = kit_copy(tmp_path_factory.mktemp("notebooks") / "stubs")
-    return asyncio.run(_run_all(kit, course.exercises))
+    return run_all(kit, course.exercises)
+
+
+def run_all(kit, exercises):
+    """Run the exercises' notebooks in ``kit``; their check cells, at IPython's terminal,
+    go to the kit's check server, as a student's do (loading torch once, not twice a check)."""
+    with one_check_server(kit):
+        return asyncio.run(_run_all(kit, exercises))
 
 
 async def _run_all(kit, exercises):
