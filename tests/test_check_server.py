@@ -243,7 +243,7 @@ def test_ctrl_c_interrupts_the_check_in_the_server(served):
     (kit / "mynn" / "parameter.py").write_text(BUSY_PARAMETER)
     client = subprocess.Popen([sys.executable, "-m", "modlab", "check", "01"], cwd=kit, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
-    time.sleep(1.5)
+    assert client.stdout.readline().startswith("checking exercise 01")  # the server's child runs the check
     client.send_signal(signal.SIGINT)
     out, err = client.communicate(timeout=30)
     assert client.returncode == 130 and "modlab check: interrupted" in err
