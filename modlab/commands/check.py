@@ -18,9 +18,11 @@ failed, 2 the check could not run (unknown exercise, missing file, SyntaxError).
 
 At a terminal (Linux), the first check starts a check server in the background:
 it keeps torch and the checks loaded for 10 minutes after your last check, so
-the next one answers in well under a second. Your code is read fresh from disk
-at every check. MODLAB_CHECK_SERVER=0 turns the server off; =1 uses it also
-outside a terminal. Its log: .modlab/check-server.log.
+the next one answers in well under a second. A notebook's check cell starts one
+too, which ends with the notebook's kernel. `modlab submit` checks in a server
+that is up. Your code is read fresh from disk at every check.
+MODLAB_CHECK_SERVER=0 turns the server off; =1 uses it also outside a
+terminal. Its log: .modlab/check-server.log.
 """
 
 

@@ -78,7 +78,8 @@ $table
 
 On Linux, your first `modlab check` at a terminal starts a check server in the background. It
 keeps torch and the checks loaded until 10 minutes after your last check, so later checks answer
-in well under a second; your code is read fresh from disk each time. `MODLAB_CHECK_SERVER=0`
+in well under a second; your code is read fresh from disk each time. A notebook's check cell
+starts one too, which ends when you shut the notebook's kernel down. `MODLAB_CHECK_SERVER=0`
 turns it off, and `.modlab/check-server.log` says why if it cannot start.
 
 Works on Linux, macOS and Windows. Where processes are spawned rather than forked (macOS,
