@@ -36,16 +36,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-
-import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import CoresBusy, CpuAccount  # noqa: E402
+from bench.measure import CoresBusy, CpuAccount, MemorySampler  # noqa: E402
 from modlab.course import load_course  # noqa: E402
 from modlab.instructor.variants import load_variants  # noqa: E402
 
@@ -238,39 +235,6 @@ def measure(command: list, env: dict, cwd: Path | None = None) -> dict:
     load = sum(sampler.loads) / len(sampler.loads) if sampler.loads else os.getloadavg()[0]
     return {"wall_s": wall, "cpu_s": account.seconds(), "peak_pss_mib": sampler.peak / 2**20, "load": load,
             "cores_busy": cores_busy, "output": output}
-
-
-class MemorySampler(threading.Thread):
-    """The peak of the summed PSS of a process and all its descendants, sampled.
-
-    Reading a process's PSS makes the kernel walk its page tables, about 10 ms
-    for a process that has loaded torch: sampled every 0.25 s, a run's dozen
-    processes would take a third of a core from the run being measured.
-    """
-
-    def __init__(self, pid: int, every: float = 1.0):
-        super().__init__(daemon=True)
-        self.root, self.every, self.peak, self.done = psutil.Process(pid), every, 0, threading.Event()
-        self.loads: list[float] = []  # other work on the machine slows both runs alike
-
-    def run(self) -> None:
-        while not self.done.wait(self.every):
-            try:
-                tree = [self.root, *self.root.children(recursive=True)]
-            except psutil.Error:
-                return
-            total = 0
-            for process in tree:
-                try:
-                    total += process.memory_full_info().pss
-                except psutil.Error:
-                    pass  # ended between listing and reading
-            self.peak = max(self.peak, total)
-            self.loads.append(os.getloadavg()[0])
-
-    def stop(self) -> None:
-        self.done.set()
-        self.join()
 
 
 def load_records(results: Path) -> dict[str, dict]:

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
+
+import psutil
 
 
 class CpuAccount:
@@ -66,3 +69,46 @@ class CoresBusy:
         if self.start is None or end is None or end[1] == self.start[1]:
             return None
         return os.cpu_count() * (end[0] - self.start[0]) / (end[1] - self.start[1])
+
+
+def tree_pss(root: int) -> int:
+    """The summed PSS, in bytes, of a process and all its descendants (0 once it has ended).
+
+    PSS counts a page shared by n processes as 1/n of a page in each, so the sum
+    is what the tree holds, its shared libraries and copy-on-write pages once.
+    """
+    try:
+        parent = psutil.Process(root)
+        tree = [parent, *parent.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for process in tree:
+        try:
+            total += process.memory_full_info().pss
+        except psutil.Error:
+            pass  # ended between listing and reading
+    return total
+
+
+class MemorySampler(threading.Thread):
+    """The peak of the summed PSS of a process and all its descendants, sampled.
+
+    Reading a process's PSS makes the kernel walk its page tables, about 10 ms
+    for a process that has loaded torch: sampled every 0.25 s, a run's dozen
+    processes would take a third of a core from the run being measured.
+    """
+
+    def __init__(self, pid: int, every: float = 1.0):
+        super().__init__(daemon=True)
+        self.root, self.every, self.peak, self.done = pid, every, 0, threading.Event()
+        self.loads: list[float] = []  # other work on the machine slows both runs alike
+
+    def run(self) -> None:
+        while not self.done.wait(self.every) and psutil.pid_exists(self.root):
+            self.peak = max(self.peak, tree_pss(self.root))
+            self.loads.append(os.getloadavg()[0])
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join()

@@ -11,13 +11,23 @@ The script writes a student kit with ``modlab release`` (so it runs the
 - **warm**: every later check, answered by the warm server.
 
 Fresh and warm runs alternate, so both meet the same load; the figure is the
-median. ``import torch`` alone is timed as a fresh process: the floor of a
-fresh check. With ``--old TREE`` (a git worktree of an older commit) a fourth
-column times that tree's kit the fresh way.
+median. ``import torch`` alone is timed as a fresh process, the floor of a
+fresh check, alternating with first checks (each after the servers were
+stopped), and the script prints their ratio. With ``--old TREE`` (a git
+worktree of an older commit) a fourth column times that tree's kit the fresh way.
+
+Then the memory the student's server holds: the summed PSS of the server, its
+zygote and whatever they run (a check's child, its workers), while it waits
+and at its peak during a check. Last, **the notebook**: a real kernel
+(``jupyter_client``) runs the lesson notebook's own check cell, which goes
+through IPython's terminal as a student's does: its first check (which starts
+a server that lives as long as the kernel), warm checks, the server's PSS, and
+how long the server and its zygote outlive the kernel's shutdown.
 
     .venv/bin/python bench/student_check.py                    # 01 03 05 08, 3 repeats
     git worktree add /tmp/old <commit>
     .venv/bin/python bench/student_check.py --old /tmp/old 01 03 --repeats 5
+    .venv/bin/python bench/student_check.py --no-notebook      # without jupyter_client
 
 Before any timing, one fresh check of each exercise fills the kit's cache of
 torch.nn's answers (``.modlab/torch-nn/``), as a student's first check does.
@@ -32,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import json
 import os
 import resource
 import shutil
@@ -44,7 +55,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.measure import MemorySampler, tree_pss  # noqa: E402
+
 TICKS = os.sysconf("SC_CLK_TCK")
+MIB = 2**20
+ENDS_WITHIN_S = 30.0  # how long to watch a notebook's server after its kernel's shutdown
 
 
 def write_kit(tree: Path, folder: Path) -> Path:
@@ -83,7 +100,7 @@ class Student:
 
     def servers(self) -> list[int]:
         """The running servers of this student, and their zygotes."""
-        found = [pid for pid in _pids() if str(self.runtime) in _read(f"/proc/{pid}/cmdline")]
+        found = server_pids(self.runtime)
         return found + [child for pid in found for child in _children(pid)]
 
     def servers_cpu(self) -> float:
@@ -95,8 +112,50 @@ class Student:
         return total / TICKS
 
     def stop_servers(self) -> None:
-        for pid in self.servers():
+        """End this student's servers and their zygotes; return once they are gone."""
+        running = self.servers()
+        for pid in running:
             os.kill(pid, signal.SIGTERM)
+        gone_within(running, ENDS_WITHIN_S)
+
+
+class Notebook:
+    """A lesson notebook's kernel in the kit, started by ``jupyter_client`` as Jupyter
+    starts one. Its check cell runs at IPython's terminal, as a student's does, so the
+    first check starts a server that lives as long as the kernel."""
+
+    def __init__(self, kit: Path, runtime: Path):
+        from jupyter_client.manager import start_new_kernel
+
+        self.kit = kit
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "MODLAB_START_METHOD", "MODLAB_CHECK_SERVER")}
+        env["XDG_RUNTIME_DIR"] = str(runtime)
+        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=str(kit), env=env,
+                                                     stderr=subprocess.DEVNULL)  # its notes, not the check's
+
+    def check(self, exercise: str) -> tuple[float, str]:
+        """Run the exercise's notebook's check cell: its wall seconds and last line."""
+        notebook = json.loads(next(self.kit.glob(f"{exercise}_*.ipynb")).read_text())
+        printed: list[str] = []
+
+        def keep(message: dict) -> None:
+            if message["msg_type"] == "stream":
+                printed.append(message["content"]["text"])
+
+        started = time.monotonic()
+        self.client.execute_interactive("".join(notebook["cells"][-1]["source"]), timeout=300, output_hook=keep)
+        wall = time.monotonic() - started
+        return wall, ("".join(printed).strip().splitlines() or ["(nothing)"])[-1]
+
+    def shut_down(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel()
+
+
+def server_pids(runtime: Path) -> list[int]:
+    """The check servers whose socket lies in ``runtime``."""
+    return [pid for pid in _pids() if str(runtime) in _read(f"/proc/{pid}/cmdline")]
 
 
 def _pids() -> list[int]:
@@ -112,6 +171,27 @@ def _read(path: str) -> str:
         return Path(path).read_text()
     except OSError:
         return ""
+
+
+def gone_within(pids: list[int], seconds: float) -> float | None:
+    """How long these processes took to end (reaping those orphaned to this subreaper),
+    watched for at most ``seconds``; None if one still runs then."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        for pid in pids:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass  # not this process's child: its own parent reaps it
+        if not any(_running(pid) for pid in pids):
+            return time.monotonic() - started
+        time.sleep(0.05)
+    return None
+
+
+def _running(pid: int) -> bool:
+    fields = _read(f"/proc/{pid}/stat").rsplit(")", 1)
+    return len(fields) == 2 and fields[1].split()[0] != "Z"
 
 
 def reap_finished(servers: list[int]) -> None:
@@ -142,31 +222,87 @@ def median_row(runs: list[tuple[float, float, str]]) -> str:
     return f"{statistics.median(w for w, _, _ in runs):>9.2f}s{statistics.median(c for _, c, _ in runs):>9.2f}s"
 
 
+def first_checks(fresh: Student, served: Student, exercise: str, repeats: int) -> float:
+    """``import torch`` and a session's first check (which starts the server), in turn,
+    each first check after the servers were stopped; prints both and their ratio.
+
+    Returns:
+        The median wall seconds of ``import torch``.
+    """
+    floor, first = [], []
+    for _ in range(repeats):
+        floor.append(fresh.timed("-c", "import torch"))
+        served.stop_servers()
+        first.append(served.timed("-m", "modlab", "check", exercise))
+    torch_s = statistics.median(w for w, _, _ in floor)
+    first_s = statistics.median(w for w, _, _ in first)
+    print(f"import torch: {torch_s:.2f} s wall, {statistics.median(c for _, c, _ in floor):.2f} s CPU "
+          f"(median of {repeats})")
+    print(f"first check with the server ({exercise}, starting it): {first_s:.2f} s wall, "
+          f"{statistics.median(c for _, c, _ in first):.2f} s CPU; {first_s / torch_s:.2f}x import torch")
+    return torch_s
+
+
+def server_memory(server: int, check) -> tuple[float, float]:
+    """MiB of PSS the server and everything below it hold while waiting, and at their
+    peak while ``check()`` runs a check through it."""
+    time.sleep(1.0)  # the last check's child and workers have ended
+    waiting = tree_pss(server)
+    sampler = MemorySampler(server, every=0.02)
+    sampler.start()
+    check()
+    sampler.stop()
+    return waiting / MIB, sampler.peak / MIB
+
+
+def print_memory(where: str, waiting: float, peak: float) -> None:
+    print(f"{where}: server and zygote {waiting:.0f} MiB PSS waiting, {peak:.0f} MiB at the peak of a check")
+
+
+def notebook_path(kit: Path, runtime: Path, exercise: str, repeats: int, torch_s: float) -> None:
+    """A lesson notebook's check cell in a real kernel: first and warm checks, the
+    server's memory, and how long the server outlives the kernel's shutdown."""
+    notebook = Notebook(kit, runtime)
+    try:
+        first, last = notebook.check(exercise)
+        warm = [notebook.check(exercise)[0] for _ in range(repeats)]
+        (server,) = server_pids(runtime)
+        tree = [server, *_children(server)]
+        memory = server_memory(server, lambda: notebook.check(exercise))
+    finally:
+        notebook.shut_down()
+    ended = gone_within(tree, ENDS_WITHIN_S)
+    print(f"notebook, exercise {exercise} (a kernel started by jupyter_client; the lesson's check cell):")
+    print(f"  first check (starting the server): {first:.2f} s wall, {first / torch_s:.2f}x import torch; {last}")
+    print(f"  warm check: {statistics.median(warm):.2f} s wall (median of {repeats})")
+    print_memory("  memory", *memory)
+    print("  after the kernel's shutdown: " + (f"server and zygote gone in {ended:.1f} s" if ended is not None else
+          f"still running after {ENDS_WITHIN_S:.0f} s, {tree_pss(server) / MIB:.0f} MiB PSS"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("exercises", nargs="*", help="exercise ids (default: 01 03 05 08)")
     parser.add_argument("--old", type=Path, help="an older tree of this repository (a git worktree), timed fresh")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-notebook", action="store_true", help="leave out the notebook (needs jupyter_client)")
     args = parser.parse_args(argv)
     become_subreaper()
     wanted = args.exercises or ["01", "03", "05", "08"]
     with tempfile.TemporaryDirectory(prefix="mlb") as folder:  # short: it holds the servers' sockets
-        kit = write_kit(ROOT, Path(folder) / "new")
-        fresh, served = Student(kit, False, Path(folder)), Student(kit, True, Path(folder))
+        runtime = Path(folder)
+        kit = write_kit(ROOT, runtime / "new")
+        fresh, served = Student(kit, False, runtime), Student(kit, True, runtime)
         students = {"fresh": fresh, "warm": served}
         if args.old:
-            students["old"] = Student(write_kit(args.old.resolve(), Path(folder) / "old"), False, Path(folder))
+            students["old"] = Student(write_kit(args.old.resolve(), runtime / "old"), False, runtime)
         try:
             print(f"load average before: {load()}")
-            floor = [fresh.timed("-c", "import torch") for _ in range(args.repeats)]
-            print(f"import torch: {median_row(floor).split('s')[0].strip()} s wall, "
-                  f"{statistics.median(c for _, c, _ in floor):.2f} s CPU (median of {args.repeats})")
             for exercise in wanted:  # torch.nn's answers, cached in each kit as a student's first check does
                 for student in students.values():
                     if student is not served:
                         student.timed("-m", "modlab", "check", exercise)
-            first = served.timed("-m", "modlab", "check", wanted[0])
-            print(f"first check with the server ({wanted[0]}, starting it): {first[0]:.2f} s wall, {first[1]:.2f} s CPU")
+            torch_s = first_checks(fresh, served, wanted[0], args.repeats)
             print(f"{'ex':<4}" + "".join(f"{side + ' wall':>10}{side + ' CPU':>10}" for side in students)
                   + "  result (warm)")
             for exercise in wanted:
@@ -177,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
                         runs[side].append(student.timed("-m", "modlab", "check", exercise))
                 print(f"{exercise:<4}" + "".join(median_row(runs[side]) for side in students)
                       + f"  {runs['warm'][-1][2]}")
+            (server,) = server_pids(runtime)
+            print_memory(f"terminal, exercise {wanted[0]}", *server_memory(
+                server, lambda: served.timed("-m", "modlab", "check", wanted[0])))
+            served.stop_servers()
+            if not args.no_notebook:
+                notebook_path(kit, runtime, wanted[0], args.repeats, torch_s)
             print(f"load average after: {load()}")
         finally:
             served.stop_servers()
