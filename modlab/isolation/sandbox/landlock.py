@@ -6,8 +6,6 @@ import glob
 import os
 import sys
 
-from modlab.grading.loader import COURSE_PACKAGE
-
 from .libc import LINUX, check, libc
 
 SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/sys", "/etc/ld.so.cache", "/etc/ld.so.conf",
@@ -115,6 +113,9 @@ def python_paths() -> set[str]:
     graders and solutions are not; nor is a course's graders folder, imported
     as a package of its own (and preloaded: no worker needs to read it).
     """
+    # Imported here: the check client imports the sandbox, and modlab.grading loads torch.
+    from modlab.grading.loader import COURSE_PACKAGE
+
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     found = set(prefixes)
     for name, module in list(sys.modules.items()):
