@@ -36,7 +36,21 @@ def test_a_failure_in_the_checks_own_code_names_its_line_and_so_the_call(walk_re
     assert "root.named_parameters()" in explanation["code"]
     assert explanation_text(explanation).startswith(f"the check's own code failed at `{explanation['code']}` "
                                                     f"(graders/03_walk/test_03_walk.py:{explanation['line']})")
-    assert "torch's run of that line went through" in feedback_line(test)
+    assert explanation["yours"]["root.named_parameters()"] == "None"
+    assert explanation["torch"]["root.named_parameters()"] == "a generator"  # torch's worker, stopped at that line
+    assert feedback_line(test).endswith("on what your package returned there: `root.named_parameters()` gave None "
+                                        "in yours, a generator in torch's")
+
+
+def test_a_name_the_line_reads_says_what_it_held_and_the_line_that_made_it():
+    facts = {"kind": "scenario", "file": "graders/01_a/test_01_a.py", "line": 23, "code": "p.requires_grad",
+             "yours": {"p": "None", "p.detach()": "raised AttributeError", "nn": "a module"},
+             "torch": {"p": "a Parameter", "p.detach()": "a Tensor", "nn": "a module"},
+             "made": {"p": {"line": 21, "code": "p = nn.Parameter(data)"}}}
+    assert explanation_text(facts).endswith("on what your package returned there: `p` is None in yours, a Parameter "
+                                            "in torch's (made by `p = nn.Parameter(data)`, line 21)")
+    same = {**facts, "torch": facts["yours"]}
+    assert explanation_text(same).endswith("; torch's run of that line went through")
 
 
 def test_a_hidden_checks_own_code_stays_hidden(walk_returning_none):

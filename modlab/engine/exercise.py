@@ -239,8 +239,23 @@ class ExerciseGrading:
         except Problem as problem:
             test.failure = failure_record(case, problem, self.graded)
             test.outcome, test.reason = FAILED, problem.reason
+            self._torch_at_the_line(case, problem, test.failure.explanation)
         test.seconds = time.monotonic() - started
         return test
+
+    def _torch_at_the_line(self, case: Case, problem: Problem, facts: dict | None) -> None:
+        """Where a check's own code failed on what the package returned, what torch's run
+        held at that line: its worker runs the case again and stops there."""
+        if not facts or facts.get("kind") != "scenario" or "yours" not in facts or problem.raised is None:
+            return  # a hidden check, or nothing the line names was held in the submission's world
+        run = scenario_request(case, case.arguments(problem.spec))
+        request = {"op": "values_at", "run": run, "file": problem.raised["scenario_file"],
+                   "line": problem.raised["scenario_line"]}
+        try:
+            answer = self.oracle.worker.ask(request, self.course.limits.scenario_timeout_s * 3)
+        except WorkerFailed:
+            return  # the facts stand without it
+        facts["torch"] = answer.get("values", {})
 
     def _ready_for(self, case: Case) -> None:
         """Raise the problem that fails ``case`` before anything is asked, if any."""

@@ -69,7 +69,7 @@ def explanation_text(explanation: dict | None) -> str:
         if not facts.get("code"):
             return "the check's own code failed on what your package returned"
         return (f"the check's own code failed at `{facts['code']}` ({file_line(facts['file'], facts['line'])}) on what "
-                f"your package returned there; torch's run of that line went through")
+                f"your package returned there{_held_there(facts)}")
     if kind == "package-lacks":
         return f"your package provides no `{facts['name']}`, which the check uses"
     if kind == "missing-name":
@@ -87,6 +87,29 @@ def explanation_text(explanation: dict | None) -> str:
         return (f"raised inside {file_line(facts['file'], facts['line'])}{of}, called from your "
                 f"{file_line(facts['own_file'], facts['own_line'])}: look at what your code passed to it")
     return str(facts.get("text", ""))  # a record of an older modlab: its words as they were
+
+
+def _held_there(facts: dict) -> str:
+    """What the line's names held, and its calls gave, in each world where they differ, with the
+    line that made each name: ``: `p` is None in yours, a Parameter in torch's (made by `p =
+    nn.Parameter(data)`, line 21)``; ``: `root.named_parameters()` gave None in yours, a generator
+    in torch's``. A call on a name already told is left out: it says the same again."""
+    yours, torch, made = facts.get("yours", {}), facts.get("torch", {}), facts.get("made", {})
+    differ = [text for text in yours if text in torch and torch[text] != yours[text]]
+    names = {text for text in differ if text.isidentifier()}
+    parts = []
+    for text in differ:
+        if text in names:
+            origin = made.get(text)
+            by = f" (made by `{origin['code']}`, line {origin['line']})" if origin else ""
+            parts.append(f"`{text}` is {yours[text]} in yours, {torch[text]} in torch's{by}")
+        elif text.split("(", 1)[0].split(".", 1)[0] not in names:
+            parts.append(f"`{text}` {_gave(yours[text])} in yours, {torch[text]} in torch's")
+    return ": " + "; ".join(parts) if parts else "; torch's run of that line went through"
+
+
+def _gave(kind: str) -> str:
+    return kind if kind.startswith("raised ") else f"gave {kind}"
 
 
 def fact_lines(test: TestResult) -> list[str]:

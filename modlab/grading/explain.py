@@ -16,6 +16,8 @@ and only with what the exception record shows (as facts; the words are
 """
 from __future__ import annotations
 
+import ast
+import functools
 import linecache
 import re
 from dataclasses import dataclass, field
@@ -57,7 +59,9 @@ def explain_raised(raised: dict, graded: Graded) -> dict | None:
 
     Kinds: ``stub`` (``function``, ``file``, and the stub's ``exercise`` when it is
     not the graded one), ``scenario`` (the check's own code failed on what the
-    package returned; where known its ``file``, ``line`` and ``code``), ``package-lacks``
+    package returned; where known its ``file``, ``line`` and ``code``, what the names
+    on that line held there (``yours``: ``{name: kind}``; the grading side adds
+    torch's, ``torch``) and the line that ``made`` each), ``package-lacks``
     (``name``: the check asked the package for a name it does not have), ``missing-name`` (``name``, ``file``, ``line``, ``own``,
     ``exercise``), ``earlier-exercise`` and ``inside-reference`` (where it was
     raised, the exercise that file belongs to, and the student's own frame).
@@ -84,7 +88,49 @@ def _scenario_line(raised: dict, graded: Graded) -> dict:
         if graded.root and shown.is_relative_to(graded.root):
             shown = shown.relative_to(graded.root)
         facts.update(file=shown.as_posix(), line=raised["scenario_line"], code=code)
+        if raised.get("scenario_values"):
+            facts["yours"] = dict(raised["scenario_values"])
+            names = tuple(name for name in facts["yours"] if name.isidentifier())
+            facts["made"] = _assignments(path, raised["scenario_line"], names)
     return facts
+
+
+def _assignments(path: str, line: int, names: tuple[str, ...]) -> dict[str, dict]:
+    """For each name, the last line before ``line``, in the function holding it, that assigns it:
+    ``{name: {"line": n, "code": text}}`` (the call of the package that made it)."""
+    function = _function_at(path, line)
+    made = {}
+    for node in ast.walk(function) if function else ():
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)) and node.lineno < line:
+            targets = [t for target in _targets(node) for t in ast.walk(target) if isinstance(t, ast.Name)]
+            for target in targets:
+                if target.id in names and node.lineno > made.get(target.id, {}).get("line", 0):
+                    made[target.id] = {"line": node.lineno, "code": linecache.getline(path, node.lineno).strip()}
+    return made
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, ast.With):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return [node.target]
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str) -> ast.Module | None:
+    try:
+        return ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _function_at(path: str, line: int) -> ast.AST | None:
+    """The innermost function of the file whose lines hold ``line``."""
+    tree = _parsed(path)
+    holding = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and node.lineno <= line <= (node.end_lineno or node.lineno)] if tree else []
+    return max(holding, key=lambda node: node.lineno, default=None)
 
 
 def _missing_name(raised: dict, graded: Graded) -> dict | None:

@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
+import linecache
 import sys
 from pathlib import Path
 
@@ -45,7 +46,20 @@ def import_course_module(graders: Path, relative: str):
     for part in parts[:-1]:
         name = f"{name}.{part}"
         _package(name, graders.joinpath(*name.split(".")[1:]))
-    return importlib.import_module(f"{name}.{parts[-1]}")
+    if f"{name}.{parts[-1]}" in sys.modules:
+        return sys.modules[f"{name}.{parts[-1]}"]
+    module = importlib.import_module(f"{name}.{parts[-1]}")
+    _keep_sources(package_name(graders))
+    return module
+
+
+def _keep_sources(package: str) -> None:
+    """Read the source of every module of the course's package into ``linecache`` now: a worker,
+    forked from here, cannot read the graders folder, and the feedback on a check's own failing
+    line reads that line there (:mod:`modlab.isolation.line_values`)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith(f"{package}.") and getattr(module, "__file__", None):
+            linecache.getlines(module.__file__)
 
 
 def _package(name: str, folder: Path) -> None:

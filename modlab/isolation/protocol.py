@@ -110,7 +110,13 @@ def _is_raised(raised) -> bool:
             and isinstance(raised.get("message"), str)
             and all(isinstance(raised.get(key, ""), str) for key in ("file", "limit", "by", "name", "scenario_file"))
             and all(isinstance(raised.get(key, 0), int) for key in ("line", "scenario_line"))
-            and _is_frames(raised.get("frames", [])))
+            and _is_frames(raised.get("frames", [])) and is_described(raised.get("scenario_values", {})))
+
+
+def is_described(values) -> bool:
+    """``{name: kind}`` in words, a few short ones (:mod:`.line_values`)."""
+    return isinstance(values, dict) and len(values) <= 8 and all(
+        isinstance(k, str) and isinstance(v, str) and len(k) <= 100 and len(v) <= 200 for k, v in values.items())
 
 
 def _is_frames(frames) -> bool:

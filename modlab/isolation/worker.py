@@ -35,6 +35,7 @@ from modlab.grading import observe
 from modlab.grading.scenario import REGISTRY
 
 from . import tripwires
+from .line_values import described_in, line_expressions, values_at
 from .sandbox import Policy, confine
 
 class SourcePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -110,6 +111,7 @@ def exception_record(exc: BaseException, package: str | None) -> dict:
         scenario_frame = _scenario_frame(frames) if record["by"] == "scenario" else None
         if scenario_frame:
             record["scenario_file"], record["scenario_line"] = scenario_frame
+            record["scenario_values"] = _values_on_line(exc.__traceback__, *scenario_frame)
     missing = getattr(exc, "name", None)  # an ImportError's .name is the module's, not the missing name's
     if isinstance(exc, (AttributeError, NameError)) and isinstance(missing, str):
         record["name"] = missing[:200]
@@ -152,6 +154,15 @@ def _scenario_frame(frames: list) -> tuple[str, int] | None:
         if found:
             return found
     return None
+
+
+def _values_on_line(tb, filename: str, line: int) -> dict[str, str]:
+    """What the names and calls on the scenario's failing line gave there (:mod:`.line_values`)."""
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename and tb.tb_lineno == line:
+            return described_in(tb.tb_frame, line_expressions(filename, line), calls=True)
+        tb = tb.tb_next
+    return {}
 
 
 def _course_file(filename: str) -> bool:
@@ -208,6 +219,8 @@ def _seed(seed: int, cuda: bool) -> None:
 def answer(request: dict, nn, package: str | None) -> dict:
     if request["op"] == "cuda":
         return {"cuda": torch.cuda.is_available(), "name": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
+    if request["op"] == "values_at":  # the oracle's, for a failure in a check's own code
+        return {"values": values_at(lambda: run_scenario(nn, request["run"]), request["file"], request["line"])}
     try:
         return run_scenario(nn, request)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are the submission's too
