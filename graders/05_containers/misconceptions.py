@@ -8,7 +8,7 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
-from .views import CLASSES_OF_VALUES, CONTAINER_TYPE, GET_SLICE, HOLDS, IS_CHILD, NO_MODULES, OPERATION, REGISTERED
+from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, NO_MODULES, OPERATION, REGISTERED
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
 SEQUENCES = ("Sequential", "ModuleList")
@@ -105,53 +105,3 @@ def negative_index_unsupported(e):
     negative = e.pairs_where(lambda name, value: bool(NEGATIVE_INDEX.search(name)) and value is True)
     positive = e.pairs_where(lambda name, value: IS_CHILD in name and not NEGATIVE_INDEX.search(name))
     return bool(negative) and all(t == y for t, y in positive) and any(y is not True for _, y in negative)
-
-
-@misconception("plus-not-a-new-container", "05", """
-    a + b makes a new container holding both's children (shared, not copied) and leaves a unchanged; only
-    a += b extends a in place""")
-def plus_not_a_new_container(e):
-    """``a + b`` is ``a`` itself in the submission, a new container in torch."""
-    return any(t is False and y is True for t, y in e.pairs_where(lambda name, value: ") is " in name and "+" in name))
-
-
-@misconception("repeat-copies-children", "05", """
-    model * n repeats the same child objects, renumbered '0', '1', ... (shared, not copied, as in torch):
-    the repeated layers share their weights; copy.deepcopy would make new layers with new weights""")
-def repeat_copies_children(e):
-    """A repeated Sequential holds torch's children by name and tag, but some are other objects than torch's."""
-    for name, t, y in e.fields():
-        if HOLDS in name and isinstance(t, list) and isinstance(y, list) and all(v is True for v in t) \
-                and y[:1] == [True] and not all(v is True for v in y):
-            return True
-    return False
-
-
-def _classes(e):
-    return e.pairs_where(lambda name, value: name.startswith(CLASSES_OF_VALUES))
-
-
-@misconception("parameter-container-keeps-tensors", "05", """
-    ParameterList and ParameterDict wrap a plain tensor into a Parameter before storing it (in __setitem__,
-    where every addition goes through), so that it is registered; stored as it is, a tensor is an ordinary
-    attribute that parameters() and the optimizer never see""")
-def parameter_container_keeps_tensors(e):
-    """Where torch holds a Parameter, the submission holds a plain Tensor (the same values otherwise)."""
-    for t, y in _classes(e):
-        if isinstance(t, list) and isinstance(y, list) and len(t) == len(y) and \
-                any(a == "Parameter" and b == "Tensor" for a, b in zip(t, y)) and \
-                all(a == b or (a, b) == ("Parameter", "Tensor") for a, b in zip(t, y)):
-            return True
-    return False
-
-
-@misconception("parameter-dict-not-sorted", "05", """
-    ParameterDict(a plain dict) and update(a plain dict) take the keys in sorted order, as torch does (an
-    OrderedDict or a ParameterDict keeps its own order; pairs keep theirs)""")
-def parameter_dict_not_sorted(e):
-    """Built from a plain dict, the keys are torch's in another order: torch's sorted, the submission's not."""
-    for name, t, y in e.fields():
-        if name.startswith("list(ParameterDict({") and isinstance(t, list) and isinstance(y, list) \
-                and t == sorted(t) and sorted(y) == t and y != t:
-            return True
-    return False

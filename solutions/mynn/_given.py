@@ -10,8 +10,6 @@ from here, so that the exercise file holds only what you write:
 * ``stored``, a hook filed in its table under a new handle (04, 06);
 * ``backward_hook``, ``attach_to_inputs``, ``attach_to_output``: what
   ``__call__`` (04) uses to run the backward hooks;
-* ``is_tensor`` and ``described``: how ``ParameterList`` and ``ParameterDict``
-  print their values (05);
 * ``defines`` and ``_IncompatibleKeys``: extra state and what ``load_state_dict``
   returns (06);
 * the mixins ``BackwardHooks`` (04) and ``StateHooks`` (06): the methods
@@ -137,27 +135,6 @@ class BackwardHooks:
             RemovableHandle: ``handle.remove()`` unregisters the hook.
         """
         return stored(self._backward_hooks, hook, prepend)
-
-
-# -- printing parameter containers (05) -----------------------------------------------
-
-
-def is_tensor(value):
-    """Whether a ParameterList or ParameterDict value prints as a tensor."""
-    return isinstance(value, torch.Tensor)
-
-
-def described(value, dtype_name):
-    """How ParameterList and ParameterDict print one value:
-    ``Parameter containing: [torch.float32 of size 2x3]``."""
-    from .parameter import Parameter
-
-    if not is_tensor(value):
-        return f"Object of type: {type(value).__name__}"
-    size = "x".join(str(size) for size in value.size())
-    device = f" ({value.device})" if value.device.type == "cuda" else ""
-    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
-    return f"{kind} containing: [{dtype_name} of size {size}{device}]"
 
 
 # -- state dicts (06) -------------------------------------------------------------------

@@ -8,20 +8,23 @@ whole state, which is why a container's layers are seen by ``parameters()``,
 ``state_dict()`` and ``.to()`` while a plain Python list or dict of layers is
 seen by none of them.
 
+You write the core here: registering, positions and slices, renumbering,
+the dict's order and checks. The rest of torch's API is given and built on
+your core: ``extend``, ``pop``, ``+``, ``*`` and the other dict methods in
+``container_extras.py``, which these classes inherit, and ``ParameterList``
+and ``ParameterDict`` in ``parameter_containers.py``.
+
 In the examples, ``Double`` is a small module whose ``forward`` returns ``2 * x``.
 """
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
-import torch
-
-from ._given import described, is_tensor
+from .container_extras import MappingMethods, ModuleListOperators, SequenceMethods, SequentialOperators, checked_pairs
 from .module import Module
-from .parameter import Parameter
 
 
-class _ModuleSequence(Module):
+class _ModuleSequence(Module, SequenceMethods):
     """What ``Sequential`` and ``ModuleList`` share: children kept in order and
     reached by position, with their names renumbered ``"0"``, ``"1"``, ...
     after a deletion."""
@@ -119,30 +122,6 @@ class _ModuleSequence(Module):
             self._modules[str(position)] = child
         ### END SOLUTION
 
-    def pop(self, idx):
-        """Remove the child (or the slice of children) at ``idx`` and return it.
-
-        Args:
-            idx: an integer position or a slice.
-
-        Returns:
-            The removed child; for a slice, a container of the removed children.
-
-        Raises:
-            IndexError: an integer ``idx`` out of range.
-
-        Example::
-
-            >>> layers = ModuleList([Module(), Sequential()])
-            >>> type(layers.pop(-1)).__name__, len(layers)
-            ('Sequential', 1)
-        """
-        ### BEGIN SOLUTION
-        removed = self[idx]
-        del self[idx]
-        return removed
-        ### END SOLUTION
-
     def append(self, module):
         """Add ``module`` at the end, named after its position.
 
@@ -163,33 +142,6 @@ class _ModuleSequence(Module):
         """
         ### BEGIN SOLUTION
         self.add_module(str(len(self)), module)
-        return self
-        ### END SOLUTION
-
-    def extend(self, modules):
-        """Append each module of an iterable, in order.
-
-        Args:
-            modules: an iterable of modules (a list, a generator, a container).
-
-        Returns:
-            ``self``.
-
-        Raises:
-            TypeError: ``modules`` is not iterable, or holds a non-Module.
-
-        Example::
-
-            >>> layers = ModuleList([Module()]).extend([Module(), Module()])
-            >>> len(layers)
-            3
-        """
-        ### BEGIN SOLUTION
-        if not isinstance(modules, Iterable):
-            raise TypeError(f"{type(self).__name__}.extend should be called with an iterable, "
-                            f"but got {type(modules).__name__}")
-        for module in modules:
-            self.append(module)
         return self
         ### END SOLUTION
 
@@ -228,7 +180,7 @@ class _ModuleSequence(Module):
         ### END SOLUTION
 
 
-class Sequential(_ModuleSequence):
+class Sequential(_ModuleSequence, SequentialOperators):
     """A chain of modules: calling it feeds the input through each child in
     turn and returns the last child's output.
 
@@ -282,101 +234,6 @@ class Sequential(_ModuleSequence):
         return self._modules[self._key_at(idx)]
         ### END SOLUTION
 
-    def __add__(self, other):
-        """A new ``Sequential`` with this one's children, then ``other``'s.
-
-        The children are shared, not copied.
-
-        Raises:
-            ValueError: ``other`` is not a Sequential.
-
-        Example::
-
-            >>> both = Sequential(Module()) + Sequential(Module())
-            >>> list(both._modules)
-            ['0', '1']
-        """
-        ### BEGIN SOLUTION
-        _require_sequential(other)
-        return Sequential().extend(self).extend(other)
-        ### END SOLUTION
-
-    def __iadd__(self, other):
-        """Append ``other``'s children to this Sequential, in place.
-
-        Raises:
-            ValueError: ``other`` is not a Sequential.
-
-        Example::
-
-            >>> model = Sequential(Module())
-            >>> model += Sequential(Module())
-            >>> len(model)
-            2
-        """
-        ### BEGIN SOLUTION
-        _require_sequential(other)
-        return self.extend(other)
-        ### END SOLUTION
-
-    def __mul__(self, times):
-        """A new ``Sequential`` holding this one's children ``times`` times over,
-        renumbered ``"0"``, ``"1"``, ... The children are shared, not copied.
-
-        Args:
-            times: a positive int.
-
-        Raises:
-            TypeError: ``times`` is not an int.
-            ValueError: ``times`` is zero or negative.
-
-        Example::
-
-            >>> twice = Sequential(Double(), ReLU()) * 2
-            >>> [type(m).__name__ for m in twice]
-            ['Double', 'ReLU', 'Double', 'ReLU']
-        """
-        ### BEGIN SOLUTION
-        _require_repeat_count(self, times)
-        repeated = Sequential()
-        for _ in range(times):
-            repeated.extend(self)
-        return repeated
-        ### END SOLUTION
-
-    def __rmul__(self, times):
-        """``2 * model`` is ``model * 2``."""
-        ### BEGIN SOLUTION
-        return self.__mul__(times)
-        ### END SOLUTION
-
-    def __imul__(self, times):
-        """Repeat this Sequential's children ``times`` times over, in place.
-
-        As in torch, the children are looked up by their numbers ``"0"``,
-        ``"1"``, ...: a Sequential built from an ``OrderedDict`` of named
-        children raises ``KeyError``.
-
-        Raises:
-            TypeError: ``times`` is not an int.
-            ValueError: ``times`` is zero or negative.
-
-        Example::
-
-            >>> model = Sequential(Double())
-            >>> model *= 3
-            >>> list(model._modules)
-            ['0', '1', '2']
-        """
-        ### BEGIN SOLUTION
-        _require_repeat_count(self, times)
-        originals = [self._modules[str(position)] for position in range(len(self))]
-        for _ in range(times - 1):
-            for module in originals:
-                self.append(module)
-        return self
-        ### END SOLUTION
-
     def forward(self, input):
         """Feed ``input`` through each child in order, calling each one
         (``child(x)``, never ``child.forward(x)``) so that its hooks run.
@@ -391,7 +248,7 @@ class Sequential(_ModuleSequence):
         ### END SOLUTION
 
 
-class ModuleList(_ModuleSequence):
+class ModuleList(_ModuleSequence, ModuleListOperators):
     """A list of modules, registered as children ``"0"``, ``"1"``, ...
 
     Index it, iterate over it, append to it like a Python list; unlike a
@@ -450,36 +307,7 @@ class ModuleList(_ModuleSequence):
         return self._modules[self._key_at(idx)]
         ### END SOLUTION
 
-    def __add__(self, other):
-        """A new ``ModuleList`` with this list's children, then those of
-        ``other`` (any iterable of modules). The children are shared.
-
-        Example::
-
-            >>> both = ModuleList([Module()]) + [Module()]
-            >>> type(both).__name__, len(both)
-            ('ModuleList', 2)
-        """
-        ### BEGIN SOLUTION
-        return ModuleList().extend(self).extend(other)
-        ### END SOLUTION
-
-    def __iadd__(self, modules):
-        """``layers += modules`` is ``layers.extend(modules)``.
-
-        Example::
-
-            >>> layers = ModuleList()
-            >>> layers += [Module(), Module()]
-            >>> len(layers)
-            2
-        """
-        ### BEGIN SOLUTION
-        return self.extend(modules)
-        ### END SOLUTION
-
-
-class ModuleDict(Module):
+class ModuleDict(Module, MappingMethods):
     """A dictionary of modules, each registered as a child under its key.
 
     Keys keep their insertion order. A key must be a name ``add_module``
@@ -545,64 +373,10 @@ class ModuleDict(Module):
         del self._modules[key]
         ### END SOLUTION
 
-    def __len__(self):
-        """The number of children."""
-        ### BEGIN SOLUTION
-        return len(self._modules)
-        ### END SOLUTION
-
     def __iter__(self):
         """Iterate over the keys, in insertion order, as a dict does."""
         ### BEGIN SOLUTION
         return iter(self._modules)
-        ### END SOLUTION
-
-    def __contains__(self, key):
-        """Whether a child is registered under ``key``."""
-        ### BEGIN SOLUTION
-        return key in self._modules
-        ### END SOLUTION
-
-    def keys(self):
-        """The keys, in order (a view of ``_modules``)."""
-        ### BEGIN SOLUTION
-        return self._modules.keys()
-        ### END SOLUTION
-
-    def values(self):
-        """The children, in order (a view of ``_modules``)."""
-        ### BEGIN SOLUTION
-        return self._modules.values()
-        ### END SOLUTION
-
-    def items(self):
-        """The ``(key, child)`` pairs, in order (a view of ``_modules``)."""
-        ### BEGIN SOLUTION
-        return self._modules.items()
-        ### END SOLUTION
-
-    def pop(self, key):
-        """Unregister the child under ``key`` and return it.
-
-        Raises:
-            KeyError: no child has that key.
-
-        Example::
-
-            >>> heads = ModuleDict({"a": Module()})
-            >>> type(heads.pop("a")).__name__, len(heads)
-            ('Module', 0)
-        """
-        ### BEGIN SOLUTION
-        removed = self[key]
-        del self[key]
-        return removed
-        ### END SOLUTION
-
-    def clear(self):
-        """Unregister every child."""
-        ### BEGIN SOLUTION
-        self._modules.clear()
         ### END SOLUTION
 
     def update(self, modules):
@@ -630,381 +404,6 @@ class ModuleDict(Module):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
                             f"but got {type(modules).__name__}")
         pairs = modules.items() if isinstance(modules, (Mapping, ModuleDict)) else modules
-        for key, module in _checked_pairs("ModuleDict", pairs):
+        for key, module in checked_pairs("ModuleDict", pairs):
             self[key] = module
         ### END SOLUTION
-
-
-class ParameterList(Module):
-    """A list of parameters, each registered under its position ``"0"``, ``"1"``, ...
-
-    Index it, iterate over it, append to it like a Python list; every
-    Parameter in it is seen by ``parameters()``, ``.to()`` and
-    ``state_dict()``. A plain tensor added to it becomes a ``Parameter``; any
-    other object is kept as an ordinary attribute under its position.
-
-    Args:
-        values: an iterable of parameters (or tensors, or other objects) to
-            start with.
-
-    Raises:
-        TypeError: ``values`` is not iterable, or is a tensor (a tensor is
-            never unpacked into its rows).
-
-    Example::
-
-        >>> weights = ParameterList([torch.zeros(2), Parameter(torch.ones(3))])
-        >>> [name for name, _ in weights.named_parameters()]
-        ['0', '1']
-    """
-
-    def __init__(self, values=None):
-        ### BEGIN SOLUTION
-        super().__init__()
-        self._size = 0
-        if values is not None:
-            self += values
-        ### END SOLUTION
-
-    def _position(self, idx):
-        """The attribute name (``"0"``, ``"1"``, ...) of position ``idx``.
-
-        Raises:
-            TypeError: ``idx`` is not an integer.
-            IndexError: ``idx`` is out of range.
-        """
-        ### BEGIN SOLUTION
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx % len(self))
-        ### END SOLUTION
-
-    def __getitem__(self, idx):
-        """The value at position ``idx``, or for a slice a new ``ParameterList``
-        of those values (the same Parameter objects)."""
-        ### BEGIN SOLUTION
-        if isinstance(idx, slice):
-            return type(self)(self[position] for position in range(len(self))[idx])
-        return getattr(self, self._position(idx))
-        ### END SOLUTION
-
-    def __setitem__(self, idx, value):
-        """Put ``value`` at position ``idx``; a plain tensor is wrapped into a
-        ``Parameter``. Every addition goes through here.
-
-        Raises:
-            IndexError: ``idx`` is out of range.
-        """
-        ### BEGIN SOLUTION
-        if isinstance(value, torch.Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, self._position(idx), value)
-        ### END SOLUTION
-
-    def __len__(self):
-        """The number of values."""
-        ### BEGIN SOLUTION
-        return self._size
-        ### END SOLUTION
-
-    def __iter__(self):
-        """Iterate over the values, in order."""
-        ### BEGIN SOLUTION
-        return (self[position] for position in range(len(self)))
-        ### END SOLUTION
-
-    def __iadd__(self, values):
-        """``weights += values`` is ``weights.extend(values)``."""
-        ### BEGIN SOLUTION
-        return self.extend(values)
-        ### END SOLUTION
-
-    def append(self, value):
-        """Add ``value`` at the end.
-
-        Returns:
-            ``self``.
-        """
-        ### BEGIN SOLUTION
-        self._size += 1
-        self[self._size - 1] = value
-        return self
-        ### END SOLUTION
-
-    def extend(self, values):
-        """Append each value of an iterable, in order.
-
-        Returns:
-            ``self``.
-
-        Raises:
-            TypeError: ``values`` is not iterable, or is a tensor.
-        """
-        ### BEGIN SOLUTION
-        if not isinstance(values, Iterable) or isinstance(values, torch.Tensor):
-            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
-        for value in values:
-            self.append(value)
-        return self
-        ### END SOLUTION
-
-    def extra_repr(self):
-        """Given: one line per value, as torch prints it
-        (``(0): Parameter containing: [torch.float32 of size 2x3]``)."""
-        return "\n".join(f"  ({position}): {described(value, value.dtype if is_tensor(value) else None)}"
-                         for position, value in enumerate(self))
-
-    def __call__(self, *args, **kwargs):
-        """Given: a ParameterList holds parameters; it is not a layer."""
-        raise RuntimeError("ParameterList should not be called.")
-
-
-class ParameterDict(Module):
-    """A dictionary of parameters, each registered under its key.
-
-    Keys keep their insertion order (``_keys``), and each value is the
-    attribute named after its key: a Parameter is registered, a plain tensor
-    becomes a Parameter, any other object is an ordinary attribute.
-
-    Args:
-        parameters: a mapping or an iterable of ``(key, value)`` pairs, as
-            :meth:`update` takes.
-
-    Example::
-
-        >>> scales = ParameterDict({"left": torch.ones(1), "right": torch.zeros(1)})
-        >>> [name for name, _ in scales.named_parameters()]
-        ['left', 'right']
-    """
-
-    def __init__(self, parameters=None):
-        ### BEGIN SOLUTION
-        super().__init__()
-        self._keys = {}
-        if parameters is not None:
-            self.update(parameters)
-        ### END SOLUTION
-
-    def __getitem__(self, key):
-        """The value under ``key``.
-
-        Raises:
-            TypeError: ``key`` is not a string.
-            AttributeError: no value has that key (as torch raises it).
-        """
-        ### BEGIN SOLUTION
-        return getattr(self, _attribute_for(key))
-        ### END SOLUTION
-
-    def __setitem__(self, key, value):
-        """Put ``value`` under ``key``; a plain tensor is wrapped into a
-        ``Parameter``. Every addition goes through here.
-
-        Raises:
-            TypeError: ``key`` is not a string.
-        """
-        ### BEGIN SOLUTION
-        self._keys[key] = None
-        if isinstance(value, torch.Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, _attribute_for(key), value)
-        ### END SOLUTION
-
-    def __delitem__(self, key):
-        """Remove the value under ``key``.
-
-        Raises:
-            KeyError: no value has that key.
-        """
-        ### BEGIN SOLUTION
-        del self._keys[key]
-        delattr(self, _attribute_for(key))
-        ### END SOLUTION
-
-    def __len__(self):
-        """The number of keys."""
-        ### BEGIN SOLUTION
-        return len(self._keys)
-        ### END SOLUTION
-
-    def __iter__(self):
-        """Iterate over the keys, in insertion order."""
-        ### BEGIN SOLUTION
-        return iter(self._keys)
-        ### END SOLUTION
-
-    def __contains__(self, key):
-        """Whether a value is stored under ``key``."""
-        ### BEGIN SOLUTION
-        return key in self._keys
-        ### END SOLUTION
-
-    def keys(self):
-        """The keys, in order."""
-        ### BEGIN SOLUTION
-        return self._keys.keys()
-        ### END SOLUTION
-
-    def items(self):
-        """The ``(key, value)`` pairs, in order."""
-        ### BEGIN SOLUTION
-        return ((key, self[key]) for key in self._keys)
-        ### END SOLUTION
-
-    def values(self):
-        """The values, in order."""
-        ### BEGIN SOLUTION
-        return (self[key] for key in self._keys)
-        ### END SOLUTION
-
-    def update(self, parameters):
-        """Store each ``(key, value)`` of ``parameters``.
-
-        An ``OrderedDict`` or ``ParameterDict`` is taken in its order, any
-        other mapping (a plain ``dict``) in sorted key order, as torch does;
-        an iterable of pairs in its order.
-
-        Raises:
-            TypeError: ``parameters`` is not iterable, or an element is not
-                iterable.
-            ValueError: an element does not have exactly two items.
-        """
-        ### BEGIN SOLUTION
-        if not isinstance(parameters, Iterable):
-            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, "
-                            f"but got {type(parameters).__name__}")
-        if isinstance(parameters, (OrderedDict, ParameterDict)):
-            pairs = parameters.items()
-        elif isinstance(parameters, Mapping):
-            pairs = sorted(parameters.items())
-        else:
-            pairs = parameters
-        for key, value in _checked_pairs("ParameterDict", pairs):
-            self[key] = value
-        ### END SOLUTION
-
-    # Given: the rest of a dict's methods, built on the ones above.
-
-    def __reversed__(self):
-        """Iterate over the keys, last first."""
-        return reversed(self._keys)
-
-    def copy(self):
-        """A new ParameterDict holding the same values (not copies of them)."""
-        return ParameterDict(OrderedDict((key, self[key]) for key in self._keys))
-
-    def get(self, key, default=None):
-        """The value under ``key``, or ``default`` when there is none."""
-        return self[key] if key in self else default
-
-    def setdefault(self, key, default=None):
-        """The value under ``key``, after storing ``default`` there if there was none."""
-        if key not in self:
-            self[key] = default
-        return self[key]
-
-    def pop(self, key):
-        """Remove the value under ``key`` and return it."""
-        value = self[key]
-        del self[key]
-        return value
-
-    def popitem(self):
-        """Remove and return the last ``(key, value)`` pair.
-
-        Raises:
-            KeyError: the dict is empty.
-        """
-        if not self._keys:
-            raise KeyError("popitem(): dictionary is empty")
-        key = next(reversed(self._keys))
-        return key, self.pop(key)
-
-    def clear(self):
-        """Remove every value."""
-        for key in list(self._keys):
-            del self[key]
-
-    def fromkeys(self, keys, default=None):
-        """A new ParameterDict with ``default`` under each of ``keys``."""
-        return ParameterDict((key, default) for key in keys)
-
-    def __or__(self, other):
-        """``a | b``: a copy of ``a`` updated with ``b``."""
-        merged = self.copy()
-        merged.update(other)
-        return merged
-
-    def __ror__(self, other):
-        """``b | a`` when only ``a`` is a ParameterDict."""
-        merged = other.copy()
-        merged.update(self)
-        return merged
-
-    def __ior__(self, other):
-        """``a |= b``: ``a.update(b)``."""
-        self.update(other)
-        return self
-
-    def extra_repr(self):
-        """Given: one line per value, as torch prints it
-        (``(key): Parameter containing: [torch.FloatTensor of size 2]``)."""
-        return "\n".join(f"  ({key}): {described(value, torch.typename(value) if is_tensor(value) else None)}"
-                         for key, value in self.items())
-
-    def __call__(self, input):
-        """Given: a ParameterDict holds parameters; it is not a layer."""
-        raise RuntimeError("ParameterDict should not be called.")
-
-
-def _checked_pairs(container, pairs):
-    """Yield each ``(key, value)`` of ``pairs`` after torch's checks that it is one.
-
-    Args:
-        container: the class name the messages start with (``"ModuleDict"``).
-        pairs: an iterable of two-item iterables.
-
-    Raises:
-        TypeError: an element is not iterable.
-        ValueError: an element does not have exactly two items.
-    """
-    ### BEGIN SOLUTION
-    for number, pair in enumerate(pairs):
-        if not isinstance(pair, Iterable):
-            raise TypeError(f"{container} update sequence element #{number} should be Iterable; "
-                            f"is{type(pair).__name__}")
-        if len(pair) != 2:
-            raise ValueError(f"{container} update sequence element #{number} has length {len(pair)}; "
-                             "2 is required")
-        yield pair[0], pair[1]
-    ### END SOLUTION
-
-
-def _attribute_for(key):
-    """The attribute a ParameterDict keeps ``key``'s value in: the key itself,
-    so that ``named_parameters()`` names it by its key."""
-    ### BEGIN SOLUTION
-    if not isinstance(key, str):
-        raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string "
-                        f"(type is '{type(key).__name__}'). Open an issue on github if you need non-string keys.")
-    return key
-    ### END SOLUTION
-
-
-def _require_repeat_count(sequential, times):
-    """``Sequential * times`` takes only a positive int."""
-    ### BEGIN SOLUTION
-    if not isinstance(times, int):
-        raise TypeError(f"unsupported operand type(s) for *: {type(sequential)} and {type(times)}")
-    if times <= 0:
-        raise ValueError(f"Non-positive multiplication factor {times} for {type(sequential)}")
-    ### END SOLUTION
-
-
-def _require_sequential(other):
-    """``+`` and ``+=`` on a Sequential take only another Sequential."""
-    ### BEGIN SOLUTION
-    if not isinstance(other, Sequential):
-        raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
-    ### END SOLUTION
