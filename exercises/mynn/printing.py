@@ -20,8 +20,9 @@ class Printing:
     """``__repr__`` for modules: the module tree, one child per line."""
 
     def _get_name(self):
-        """The name a module prints under: its class's name (``"Linear"``)."""
-        raise NotImplementedError("exercise 08: _get_name")
+        """Given: the name a module prints under, its class's name (``"Linear"``);
+        a class may override it to print under another."""
+        return type(self).__name__
 
     def extra_repr(self):
         """The module's own settings, printed inside its parentheses.
@@ -66,5 +67,14 @@ def _indent(text, spaces):
 
 
 def _fold_repeats(children):
-    """Merge runs of equal ``(name, text)`` children into ``("1-2", "2 x text")``."""
-    raise NotImplementedError("exercise 08: _fold_repeats")
+    """Given: merge runs of equal ``(name, text)`` children into ``("1-2", "2 x text")``,
+    as torch prints a ``ModuleList`` of repeated layers."""
+    runs = []  # [first name, last name, count, text]
+    for name, text in children:
+        if runs and runs[-1][3] == text:
+            runs[-1][1] = name
+            runs[-1][2] += 1
+        else:
+            runs.append([name, name, 1, text])
+    return [(first, text) if count == 1 else (f"{first}-{last}", f"{count} x {text}")
+            for first, last, count, text in runs]
