@@ -30,12 +30,14 @@ def graded(course, score: float, exercise_id: str = "03"):
 def test_the_score_cells_value_keeps_four_decimals(course):
     [text, value] = score_outputs(graded(course, 20 / 3))
     assert value["output_type"] == "execute_result" and value["data"]["text/plain"] == "6.6667"
-    assert text["name"] == "stdout" and text["text"].startswith("Exercise 03: 6.67 / 15 points")
+    points = course.exercise("03").points
+    assert text["name"] == "stdout" and text["text"].startswith(f"Exercise 03: 6.67 / {points:g} points")
     assert score_outputs(graded(course, 2.5))[1]["data"]["text/plain"] == "2.5"
 
 
 def test_the_score_is_never_above_the_exercises_points(course):
-    assert score_outputs(graded(course, 15.0000001))[1]["data"]["text/plain"] == "15.0"
+    points = course.exercise("03").points
+    assert score_outputs(graded(course, points + 1e-7))[1]["data"]["text/plain"] == str(float(points))
     assert score_outputs(graded(course, 0.0))[1]["data"]["text/plain"] == "0.0"
 
 
@@ -69,9 +71,9 @@ def test_the_score_cell_carries_the_exercises_points_and_is_locked(course):
     exercise = course.exercise("03")
     cell = score_cell(course, exercise)
     assert cell.metadata["nbgrader"] == {"grade": True, "solution": False, "task": False, "locked": True,
-                                         "grade_id": SCORE_CELL_ID, "points": 15, "schema_version": 3}
+                                         "grade_id": SCORE_CELL_ID, "points": exercise.points, "schema_version": 3}
     assert cell.metadata["editable"] is False and cell.metadata["deletable"] is False
-    assert cell.id == "ex03-score" and cell.source.startswith("# Score of exercise 03 (15 points).")
+    assert cell.id == "ex03-score" and cell.source.startswith(f"# Score of exercise 03 ({exercise.points:g} points).")
     assert "mynn/walk.py" in cell.source and "modlab check 03" in cell.source
 
 
