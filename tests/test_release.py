@@ -73,11 +73,13 @@ def test_the_kit_holds_stubs_notebooks_public_graders_and_the_tool(course, kit):
         assert (kit / f"{exercise.name}.ipynb").is_file()
         for name in exercise.files:
             assert 'NotImplementedError("exercise' in (stubs / name).read_text() or name == "module.py"
+    for given in (p for p in course.solutions.glob("*.py") if course.exercise_of_file(p.name) is None):
+        assert (stubs / given.name).read_text() == given.read_text(), f"{given.name} is given: shipped whole"
     assert (kit / "modlab" / "student_cli.py").is_file() and (kit / "pyproject.toml").is_file()
     assert not (kit / "solutions").exists() and not (kit / "graders" / "conftest.py").exists()
     readme = (kit / "README.md").read_text()
     assert ("python -m pip install -c constraints.txt --extra-index-url https://download.pytorch.org/whl/cpu "
-            '".[notebook]"') in readme and "modlab status" in readme
+            '".[notebook]"') in readme and "modlab status" in readme and "given files" in readme
 
 
 def test_the_kits_modlab_has_the_student_commands_only(kit):

@@ -68,7 +68,7 @@ $table
 
 | path | what it is |
 | --- | --- |
-| `$package/` | your package: every file you edit is here |
+| `$package/` | your package: every file you edit is here, beside the given files that no exercise lists (read them, leave them as they are: grading always uses them as given) |
 | `NN_slug.ipynb` | the lesson notebooks |
 | `graders/` | the public checks (read them: they show exactly what is compared) |
 | `course.yaml` | the exercises, as `modlab` reads them (do not edit) |
