@@ -78,8 +78,8 @@ def load_variants(course: Course, filename: str = VARIANTS) -> list[Variant]:
     Example::
 
         >>> bugs = load_variants(course, STUDENT_BUGS)
-        >>> bugs[0].region
-        'Parameter.__new__'
+        >>> bugs[0].file, bugs[0].region
+        ('losses.py', 'cross_entropy')
     """
     variants = []
     for exercise in course.exercises:
