@@ -9,7 +9,8 @@ from modlab.grading.catalog import course_catalog
 from modlab.grading.loader import load_catalog, load_scenarios
 from modlab.instructor.build import BEGIN, stub_sources
 from modlab.instructor.notebooks import TASK_MARKER
-from modlab.instructor.variants import load_variants
+from modlab.instructor.measured import labelled_bugs, read_measured
+from modlab.instructor.variants import STUDENT_BUGS, load_variants
 
 from conftest import ROOT
 
@@ -69,6 +70,17 @@ def every_entry_has_a_variant(course, exercise, path):
     assert unlabelled == [], f"catalog entries of exercise {exercise.id} no buggy variant is labelled with"
 
 
+def has_student_bugs(course, exercise, path):
+    # that they cover every solution region is tests/test_student_bugs.py's to check
+    assert any(bug.exercise == exercise.id for bug in load_variants(course, STUDENT_BUGS)), f"{path}: no bug"
+
+
+def measured_holds_every_bug(course, exercise, path):
+    bugs = {(labelled_set, v.name) for labelled_set, v in labelled_bugs(course) if v.exercise == exercise.id and not v.cuda}
+    measured = {(labelled_set, name) for ex, labelled_set, name in read_measured(course) if ex == exercise.id}
+    assert bugs <= measured, f"{path}: run `modlab build --measure` (unmeasured: {sorted(bugs - measured)})"
+
+
 def catalog_page_has_a_section(course, exercise, path):
     page = path.read_text()
     assert f"## {exercise.id} {exercise.title}\n" in page, f"{path}: no section for exercise {exercise.id}"
@@ -90,6 +102,8 @@ PIECES = {
     "graders/NN_slug/test_NN_slug.py": grader_has_public_and_hidden,
     "graders/NN_slug/misconceptions.py": catalog_module_has_entries,
     "graders/NN_slug/variants.yaml": every_entry_has_a_variant,
+    "graders/NN_slug/student_bugs.yaml": has_student_bugs,
+    "graders/NN_slug/measured.yaml": measured_holds_every_bug,
     "docs/misconceptions.md": catalog_page_has_a_section,
 }
 
