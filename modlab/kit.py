@@ -16,7 +16,7 @@ COMMANDS = ("check", "status", "submit", "doctor", "env")
 
 # The modules of modlab.commands that are not commands: the program, and the
 # check server that answers the student's repeated checks (and the notebook kernel it ends with).
-PROGRAM = ("program", "check_server", "notebook_kernel")
+PROGRAM = ("program", "check_server", "serving", "notebook_kernel")
 
 # The modules and packages of modlab the commands need, besides the program itself.
 PACKAGES = ("student", "engine", "isolation", "grading", "formats", "records", "folders", "course", "errors",

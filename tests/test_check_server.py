@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from modlab.commands import check_server
+from modlab.commands import check_server, serving
 
 from conftest import ROOT, as_in_a_terminal
 from student_kit import kit_copy, servers, short_runtime_folder
@@ -174,7 +174,7 @@ def test_a_server_a_terminal_also_used_outlives_the_notebook_kernel(served):
 
 
 def test_a_server_is_needed_while_a_kernel_it_served_runs_or_after_a_terminals_check():
-    users = check_server.Users(idle=600)
+    users = serving.Users(idle=600)
     assert users.settle() == [] and not users.needed()  # no check came
     kernel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     users.came(os.pidfd_open(kernel.pid))
