@@ -115,3 +115,13 @@ def layers() -> list[str]:
 def test_every_layer_says_what_it_may_import(name):
     doc = docstring(name)
     assert "May import" in doc or "may import" in doc or "Imports nothing" in doc, name
+
+
+LONGEST = 400  # lines a module of modlab/ may have before its docstring must say why it is one module
+
+
+def test_a_long_module_says_why_it_is_one():
+    long = [path.relative_to(ROOT) for path in sorted((ROOT / "modlab").rglob("*.py"))
+            if len(path.read_text().splitlines()) > LONGEST
+            and "longer than" not in (ast.get_docstring(ast.parse(path.read_text())) or "").lower()]
+    assert long == [], f"split these by job, or say in the docstring why each is longer than {LONGEST} lines"
