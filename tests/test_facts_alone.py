@@ -3,6 +3,7 @@ line, and so the call of the student's code that returned what it failed on; the
 name reads as the root itself; a random tree's smallest failing case reads as the code that
 builds it."""
 import pytest
+import torch
 
 from modlab.engine import GradeOptions, grade_exercise
 from modlab.formats.feedback import explanation_text, feedback_line
@@ -74,6 +75,21 @@ def test_tree_code_builds_every_kind_of_member():
         "root_c.register_buffer('b', torch.randint(0, 10, [3]), persistent=False)", "root.c = root_c",
         "root.d = nn.Sequential(Leaf(2, 3, bias=False), nn.ModuleList([]))", "root.e = root.c.a",
         "root.f = nn.ModuleDict({'k': root.c})", "root.register_buffer('g', None)"]
+
+
+@pytest.mark.parametrize("spec", [
+    [["c", ["param", [], True]], ["a", ["seq", [["leaf", 1, 1, True], ["seq", [["shared", "a.0"]]]]]]],
+    [["c", ["seq", [["module", []], ["leaf", 1, 1, True], ["module", [["c", ["param", [], True]],
+                                                                      ["a", ["tied", "c.1.weight"]]]]]]]],
+], ids=["shared-earlier-child", "tied-inside-a-container"])
+def test_tree_code_runs_and_builds_the_same_tree(spec):
+    """A member shared again inside a container still being built is reached through its variable."""
+    trees = course_module("shared/trees.py")
+    made = {"nn": torch.nn, "torch": torch, "Leaf": lambda n_in, n_out, bias=True: torch.nn.Linear(n_in, n_out, bias)}
+    exec(trees.tree_code(spec).replace("; ", "\n"), made)
+    for walk in ("named_modules", "named_parameters"):
+        assert [name for name, _ in getattr(made["root"], walk)(remove_duplicate=False)] == \
+               [name for name, _ in getattr(trees.build_tree(torch.nn, spec), walk)(remove_duplicate=False)]
 
 
 def test_the_roots_empty_name_reads_as_the_root_itself():

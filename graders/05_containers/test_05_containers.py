@@ -17,7 +17,7 @@ from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
 from ..shared.probes import CHILD_HOOK_TIMES_10, HOOK_LOG, first_occurrences
-from ..shared.trees import build_tree, module_trees
+from ..shared.trees import build_tree, module_trees, tree_code
 from .misconceptions import (container_accepts_non_modules, container_keeps_a_plain_dict, container_keeps_a_plain_list,
                              negative_index_unsupported, no_renumbering, slice_names)
 from .views import (CONTAINER_TYPE, GET_SLICE, OPERATION, Workbench, container_views, contents, dotted_parameters,
@@ -332,14 +332,14 @@ def random_list_operations(nn, spec):
 TREES = module_trees(containers=True, max_depth=3, budget=10).filter(holds_a_container)
 
 
-@scenario(points=3, specs=TREES, examples=40, misconceptions=REGISTERING)
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40, misconceptions=REGISTERING)
 def random_trees_register_containers(nn, spec):
     """containers in any module tree register their children as torch's do"""
     root = build_tree(nn, spec)
     return {"the registered tree": registered_tree(root), "which modules are the same object": first_occurrences(every_module(root))}
 
 
-@scenario(points=3, specs=TREES, examples=40, misconceptions=[slice_names, negative_index_unsupported])
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40, misconceptions=[slice_names, negative_index_unsupported])
 def random_trees_container_views(nn, spec):
     """indexing, iteration and slices of every container in a tree agree with its register"""
     root = build_tree(nn, spec)

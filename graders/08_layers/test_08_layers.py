@@ -22,7 +22,7 @@ from .misconceptions import (count_is_integer, eval_updates_stats, extra_repr_se
                              old_checkpoint_refused, repr_folds_repeats, repr_tree, reset_keeps_stats,
                              running_stats_formula)
 from .views import (BIAS, BN_BUFFERS, LOAD_STRICT, NUM_BATCHES_TRACKED, UNCHANGED_IN_EVAL, WEIGHT, build, grads,
-                    in_eval, old_batchnorm_checkpoint, printed, state, tensor_registers)
+                    built_code, in_eval, old_batchnorm_checkpoint, printed, state, tensor_registers)
 
 # The tolerance for computed floats. A correct forward pass written with other
 # tensor operations (matmul instead of addmm, mean and var instead of torch's
@@ -346,7 +346,7 @@ TREES = st.recursive(
 )
 
 
-@scenario(points=2, specs=TREES, examples=25, misconceptions=[repr_tree, repr_folds_repeats, extra_repr_settings])
+@scenario(points=2, specs=TREES, shown=built_code, examples=25, misconceptions=[repr_tree, repr_folds_repeats, extra_repr_settings])
 def repr_of_random_trees(nn, spec):
     """print(model) matches torch on random trees of layers and containers"""
     return printed(build(nn, spec))

@@ -81,6 +81,41 @@ def build(nn, spec):
     return module
 
 
+def built_code(spec) -> str:
+    """The code that builds a TREES spec, as a student would write it: how a failing tree
+    reads in feedback (``shown=built_code``).
+
+    Example::
+
+        built_code(("module", [("linear", 2, 3, True), ("seq", [("relu", False)])]))
+        # 'm0 = nn.Module(); m0.part0 = nn.Linear(2, 3, bias=True); m0.part1 = nn.Sequential(nn.ReLU(inplace=False)); root = m0'
+    """
+    lines: list[str] = []
+    lines.append(f"root = {_expression(spec, lines)}")
+    return "; ".join(lines)
+
+
+def _expression(spec, lines: list[str]) -> str:
+    kind, *args = spec
+    if kind == "linear":
+        return f"nn.Linear({args[0]}, {args[1]}, bias={args[2]})"
+    if kind == "relu":
+        return f"nn.ReLU(inplace={args[0]})"
+    if kind == "batchnorm":
+        return f"nn.BatchNorm1d({args[0]}, momentum={args[1]}, affine={args[2]})"
+    if kind == "mse":
+        return "nn.MSELoss()"
+    children = [_expression(child, lines) for child in args[0]]
+    if kind == "seq":
+        return f"nn.Sequential({', '.join(children)})"
+    if kind == "list":
+        return f"nn.ModuleList([{', '.join(children)}])"
+    name = f"m{sum(line.endswith('= nn.Module()') for line in lines)}"
+    lines.append(f"{name} = nn.Module()")
+    lines.extend(f"{name}.part{index} = {child}" for index, child in enumerate(children))
+    return name
+
+
 def old_batchnorm_checkpoint(bn, version):
     """``bn``'s state dict as a BatchNorm saved before ``num_batches_tracked``
     existed: without that key, its metadata's version ``version`` (no metadata

@@ -254,25 +254,62 @@ def _members_code(members: list, owner: str, lines: list) -> None:
             register = {"param": "register_parameter", "buffer": "register_buffer", "module": "add_module"}[member[1]]
             lines.append(f"{owner}.{register}({name!r}, None)")
         elif kind in ("tied", "shared"):
-            lines.append(f"{here} = root.{member[1]}")
+            lines.append(f"{here} = {_path_code(member[1], lines)}")
         else:
             lines.append(f"{here} = {_module_code(member, here, lines)}")
 
 
 def _module_code(member: list, here: str, lines: list) -> str:
-    """The expression of a module member; a plain module's members go into ``lines`` first."""
+    """The expression of a module member; a plain module's members go into ``lines`` first,
+    and so do a container's children where something inside it shares an earlier child again."""
     kind = member[0]
     if kind == "leaf":
         return f"Leaf({member[1]}, {member[2]}" + ("" if member[3] else ", bias=False") + ")"
     if kind == "shared":
-        return f"root.{member[1]}"
+        return _path_code(member[1], lines)
     if kind == "module":
         variable = here.replace(".", "_")
         lines.append(f"{variable} = nn.Module()")
         _members_code(member[1], variable, lines)
         return variable
-    if kind == "dict":
-        items = ", ".join(f"{key!r}: {_module_code(child, f'{here}.{key}', lines)}" for key, child in member[1])
-        return f"nn.ModuleDict({{{items}}})"
-    children = ", ".join(_module_code(child, f"{here}.{i}", lines) for i, child in enumerate(member[1]))
-    return f"nn.{'Sequential' if kind == 'seq' else 'ModuleList'}({'' if kind == 'seq' else '['}{children}{'' if kind == 'seq' else ']'})"
+    keyed = member[1] if kind == "dict" else list(enumerate(member[1]))
+    container = {"dict": "ModuleDict", "seq": "Sequential", "list": "ModuleList"}[kind]
+    own = here.replace(".", "_").removeprefix("root_").replace("_", ".") + "."  # names hold no "_" (NAMES)
+    if any(path.startswith(own) for path in _shared_within(member)):
+        variable = here.replace(".", "_")
+        lines.append(f"{variable} = nn.{container}()")
+        for key, child in keyed:
+            code = _module_code(child, f"{here}.{key}", lines)
+            lines.append(f"{variable}[{key!r}] = {code}" if kind == "dict" else f"{variable}.append({code})")
+        return variable
+    children = ", ".join(_module_code(child, f"{here}.{key}", lines) if kind != "dict"
+                         else f"{key!r}: {_module_code(child, f'{here}.{key}', lines)}" for key, child in keyed)
+    return f"nn.{container}({children})" if kind == "seq" else f"nn.{container}({'{' if kind == 'dict' else '['}{children}{'}' if kind == 'dict' else ']'})"
+
+
+def _shared_within(member: list):
+    """The dotted names that the shared modules and tied parameters anywhere inside a member point to."""
+    if member[0] in ("shared", "tied"):
+        yield member[1]
+    elif member[0] in ("module", "dict"):
+        for _, child in member[1]:
+            yield from _shared_within(child)
+    elif member[0] in ("seq", "list"):
+        for child in member[1]:
+            yield from _shared_within(child)
+
+
+def _path_code(dotted: str, lines: list) -> str:
+    """Python that reaches the member at ``dotted`` from the code so far: from root where
+    its top module is assigned there, else through the deepest module held in a variable
+    (still being built), indexing where a name is a position."""
+    names = dotted.split(".")
+    assigned = any(line.startswith(f"root.{names[0]} = ") for line in lines)
+    for cut in range(0 if assigned else len(names), 0, -1):
+        variable = "root_" + "_".join(names[:cut])
+        if any(line.startswith(f"{variable} = ") for line in lines):
+            base, rest = variable, names[cut:]
+            break
+    else:
+        base, rest = "root", names
+    return base + "".join(f"[{name}]" if name.isdigit() else f".{name}" for name in rest)
