@@ -9,6 +9,7 @@ May import: :mod:`modlab.commands` (it imports the commands by name), :mod:`modl
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 from modlab import kit
@@ -16,6 +17,7 @@ from modlab.commands import program
 
 DESCRIPTION = ("Check and submit your exercises of the course: each check runs the same scenario on "
                "real torch.nn and on your own package, and compares what they do.")
+PAGE = "README.md"  # the kit's own README, the student's one page: every --help names it
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +27,12 @@ def main(argv: list[str] | None = None) -> int:
 
         main(["check", "03"])   # the public checks of exercise 03 on ./mynn
     """
-    return program.run(argv, list(kit.COMMANDS), DESCRIPTION)
+    return program.run(argv, list(kit.COMMANDS), DESCRIPTION, PAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the kit's commands, every help naming the kit's README.md."""
+    return program.build_parser(list(kit.COMMANDS), DESCRIPTION, PAGE)
 
 
 if __name__ == "__main__":

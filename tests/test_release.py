@@ -88,6 +88,7 @@ def test_the_kits_modlab_has_the_student_commands_only(kit):
     assert shown.returncode == 0, shown.stderr
     listed = re.findall(r"^    ([a-z_]+) ", shown.stdout, flags=re.MULTILINE)
     assert listed == ["check", "status", "submit", "doctor", "env"]
+    assert shown.stdout.rstrip().endswith("More: README.md") and (kit / "README.md").is_file()
     for tool in ("cli.py", "instructor", "batch", "commands/grade.py", "commands/release.py", "commands/nbgrader.py"):
         assert not (kit / "modlab" / tool).exists(), tool
     assert 'modlab = "modlab.student_cli:main"' in (kit / "pyproject.toml").read_text()

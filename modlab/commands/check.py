@@ -7,6 +7,7 @@ from pathlib import Path
 
 from modlab.course import CourseError, find_course_file, load_course
 
+DOCS = "docs/students.md"  # what every --help of this command names for more
 EPILOG = """\
 examples:
   modlab check 03                 # the public checks of exercise 03 on your package here

@@ -7,6 +7,7 @@ import sys
 from modlab.course import CourseError, find_course_file
 from modlab.errors import UsageError
 
+DOCS = "docs/doctor.md"  # what every --help of this command names for more
 EPILOG = """\
 examples:
   modlab doctor models/ripeness.py:RipenessNet     # a class: built without arguments

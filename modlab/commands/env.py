@@ -5,6 +5,8 @@ import argparse
 
 from modlab.course import load_course
 
+DOCS = "docs/ci.md"  # what every --help of this command names for more
+
 
 def register(commands) -> None:
     sub = commands.add_parser(

@@ -7,6 +7,7 @@ from pathlib import Path
 from modlab.course import load_course
 from modlab.errors import UsageError
 
+DOCS = "docs/ci.md"  # what every --help of this command names for more
 EPILOG_FETCH = """\
 examples:
   modlab fetch roster.yaml --into class                      # every student's newest commit

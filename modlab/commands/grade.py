@@ -9,6 +9,7 @@ from modlab.formats.outputs import add_output_options, write_outputs
 
 from .options import add_class_options, add_grading_options, cuda_status
 
+DOCS = "docs/class.md"  # what every --help of this command names for more
 EPILOG_GRADE = """\
 examples:
   modlab grade solutions/                 # the reference: full marks

@@ -8,6 +8,7 @@ from pathlib import Path
 from modlab.course import load_course
 from modlab.errors import UsageError
 
+DOCS = "docs/class.md"  # what every --help of this command names for more
 EPILOG_MERGE = """\
 examples:
   modlab grade submitted/ --shard 1/4 --out results-1     # ... one CI job per shard, then:

@@ -7,6 +7,7 @@ from pathlib import Path
 from modlab.course import load_course
 from modlab.errors import UsageError
 
+DOCS = "docs/nbgrader.md"  # what every --help of this command names for more
 EPILOG_INIT = """\
 examples:
   modlab nbgrader init ~/course                          # exchange: course.yaml's, else ~/course/exchange

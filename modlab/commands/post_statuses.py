@@ -8,6 +8,7 @@ from pathlib import Path
 
 from modlab.errors import UsageError
 
+DOCS = "docs/ci.md"  # what every --help of this command names for more
 EPILOG_STATUSES = """\
 examples:
   MODLAB_STATUS_TOKEN=... modlab post-statuses results   # of `modlab merge`, with `modlab fetch`'s fetch.json

@@ -20,36 +20,71 @@ from modlab.course import CourseError
 from modlab.errors import UsageError
 
 
-def build_parser(command_modules: list[str], description: str) -> argparse.ArgumentParser:
-    """The parser of a program holding these commands.
+# The page that says more about the program as a whole: the repository's README routes to one
+# page per task under docs/; the kit's README is the student's one page.
+README = "README.md"
+
+
+def build_parser(command_modules: list[str], description: str, page: str | None = None) -> argparse.ArgumentParser:
+    """The parser of a program holding these commands, each help ending with the page that says more.
 
     Args:
         command_modules: names of modules of :mod:`modlab.commands`, in the
             order ``--help`` lists them.
         description: what ``modlab --help`` says first.
+        page: the one page every help names (the kit's ``README.md``); None:
+            the program's help names ``README.md``, and each command's the page
+            its module sets as ``DOCS`` (``docs/class.md``).
 
     Example::
 
         build_parser(["check", "status"], "the student's checks").parse_args(["check", "03"])
     """
-    parser = argparse.ArgumentParser(prog="modlab", description=description)
+    parser = argparse.ArgumentParser(prog="modlab", description=description, epilog=more(page or README))
     parser.add_argument("--version", action="version", version=f"modlab {__version__}")
     parser.add_argument("--course", type=Path, default=None, metavar="FILE",
                         help="the course.yaml to use (default: the nearest one above the current folder)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules:
-        importlib.import_module(f"modlab.commands.{name}").register(commands)
+        module = importlib.import_module(f"modlab.commands.{name}")
+        before = set(commands.choices)
+        module.register(commands)
+        for added in set(commands.choices) - before:
+            name_page(commands.choices[added], page or module.DOCS)
     return parser
 
 
-def run(argv: list[str] | None, command_modules: list[str], description: str) -> int:
+def name_page(parser: argparse.ArgumentParser, page: str) -> None:
+    """End the help of ``parser``, and of each of its subcommands, with ``More: PAGE``."""
+    parser.epilog = f"{parser.epilog.rstrip()}\n\n{more(page)}" if parser.epilog else more(page)
+    for sub in subcommands(parser):
+        name_page(sub, page)
+
+
+def more(page: str) -> str:
+    """The last line of a help: the page to read for more."""
+    return f"More: {page}"
+
+
+def subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers of ``parser``'s subcommands (argparse has no public way to list them).
+
+    Example::
+
+        [sub.prog for sub in subcommands(build_parser(["nbgrader"], ""))]   # ['modlab nbgrader']
+    """
+    return [sub for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+            for sub in action.choices.values()]
+
+
+def run(argv: list[str] | None, command_modules: list[str], description: str, page: str | None = None) -> int:
     """Parse ``argv`` (default: the command line), run the command, return its exit status.
 
     Bad input (:class:`~modlab.errors.UsageError`, a ``course.yaml`` that does
     not validate, a missing file) is one line on stderr and exit status 2; a
-    traceback from modlab itself is a bug.
+    traceback from modlab itself is a bug. ``page`` is :func:`build_parser`'s.
     """
-    parser = build_parser(command_modules, description)
+    parser = build_parser(command_modules, description, page)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)  # as typed: a check server runs it again
     if not hasattr(args, "run"):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from modlab.course import load_course
 
+DOCS = "docs/students.md"  # what every --help of this command names for more
 EPILOG = """\
 examples:
   modlab release build/kit        # then zip build/kit, or push it to the students' repository

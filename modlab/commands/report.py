@@ -8,6 +8,7 @@ from pathlib import Path
 from modlab.course import load_course
 from modlab.errors import UsageError
 
+DOCS = "docs/class.md"  # what every --help of this command names for more
 EPILOG_REPORT = """\
 examples:
   modlab grade class/ --out results && modlab report results   # writes results/report/report.html

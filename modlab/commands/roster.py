@@ -8,6 +8,7 @@ from pathlib import Path
 
 from modlab.errors import UsageError
 
+DOCS = "docs/ci.md"  # what every --help of this command names for more
 EPILOG_ROSTER = """\
 examples:
   modlab roster roster.yaml --shards 8            # prints [1, 2, ..., 8]: the shard numbers of a CI matrix

@@ -9,6 +9,7 @@ from modlab.errors import UsageError
 
 from .options import usable_cores
 
+DOCS = "docs/class.md"  # what every --help of this command names for more
 PROBLEMS_SHOWN = 10  # per exercise on the terminal; the index page lists them all
 SIMILARITY = "similarity"  # the pages' folder, in the report's
 

@@ -6,6 +6,7 @@ import sys
 
 from modlab.commands.check import add_workspace_option, student_course
 
+DOCS = "docs/students.md"  # what every --help of this command names for more
 EPILOG = """\
 examples:
   modlab status                  # the table for the package in this folder

@@ -6,6 +6,7 @@ import sys
 
 from modlab.commands.check import add_workspace_option, student_course, checked
 
+DOCS = "docs/students.md"  # what every --help of this command names for more
 EPILOG = """\
 examples:
   modlab submit 03 --student ada      # writes submissions/ada-03-<UTC time>.zip
