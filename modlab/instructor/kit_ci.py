@@ -5,8 +5,8 @@ them at will. So they hold nothing worth stealing and reach nothing worth
 using: no secret, no token but the repository's own read-only one, a
 GitHub-hosted runner (never the course's self-hosted GPU runner), and the
 public checks the kit already holds. Grading itself runs from the course
-repository, which reads the student's repository as data (see README,
-"Grading in CI").
+repository, which reads the student's repository as data (see
+docs/ci.md).
 """
 from __future__ import annotations
 

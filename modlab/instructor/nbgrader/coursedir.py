@@ -37,7 +37,7 @@ CONFIG = '''\
 from {course_file}.
 
 Scores come from modlab's graders, run on the submitted .py files outside the
-student's kernel; see the "Instructors" section of modlab's README.
+student's kernel; see docs/nbgrader.md in modlab's repository.
 """
 import os
 import warnings
