@@ -208,6 +208,7 @@ def test_readmes_set_up_commands_are_make_targets_and_ci_runs_its_test_command()
     makefile = text(ROOT / "Makefile")
     assert all(re.search(rf"^{target}:", makefile, re.M) for target in commands)
     assert re.search(r"^make test$", text(ROOT / ".ci" / "run"), re.M)
+    assert re.search(r"^ +run: make test$", text(ROOT / ".github" / "workflows" / "test.yml"), re.M)
 
 
 def figures(page: Path) -> list[str]:
