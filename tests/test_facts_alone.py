@@ -104,3 +104,14 @@ def test_a_name_the_package_lacks_is_said_so():
     explanation = explain_raised(raised, Graded(exercise="08", own=("layers.py",), graft=True))
     assert explanation == {"kind": "package-lacks", "name": "ReLU"}
     assert explanation_text(explanation) == "your package provides no `ReLU`, which the check uses"
+
+
+def test_an_attribute_the_reference_makes_by_name_is_not_said_to_be_missing_from_it():
+    """`_modules` is missing because super().__init__() did not run, not because the reference lacks it."""
+    raised = {"type": "AttributeError", "message": "'Sequential' object has no attribute '_modules'",
+              "by": "submission", "frames": [["containers.py", 214, "__init__"]]}
+    sources = {"registration.py": 'object.__setattr__(self, "_modules", {})\n'}
+    graded = Graded(exercise="05", own=("containers.py",), graft=True, reference_sources=sources)
+    assert explain_raised(raised, graded) is None or explain_raised(raised, graded)["kind"] != "missing-name"
+    graded = Graded(exercise="05", own=("containers.py",), graft=True, reference_sources={"registration.py": ""})
+    assert explain_raised(raised, graded)["kind"] == "missing-name"

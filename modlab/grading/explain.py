@@ -175,7 +175,9 @@ def _quoted_name(message: str) -> str:
 
 
 def _defined_in(name: str, sources: dict[str, str]) -> bool:
-    """Whether any reference file defines or assigns ``name`` (a plain text test:
-    a false "defined" only withholds an explanation, it never gives a wrong one)."""
-    pattern = re.compile(rf"(def|class)\s+{re.escape(name)}\b|\b{re.escape(name)}\s*=[^=]|import .*\b{re.escape(name)}\b")
+    """Whether any reference file defines or assigns ``name``, or names it in a string
+    (``object.__setattr__(self, "_modules", {})``), a plain text test: a false "defined"
+    only withholds an explanation, it never gives a wrong one."""
+    pattern = re.compile(rf"(def|class)\s+{re.escape(name)}\b|\b{re.escape(name)}\s*=[^=]|import .*\b{re.escape(name)}\b"
+                         rf"|(?P<quote>[\"']){re.escape(name)}(?P=quote)")
     return any(pattern.search(text) for text in sources.values())
