@@ -16,7 +16,7 @@ import pytest
 
 from modlab.formats.csv import gradebook_csv
 from modlab.formats.feedback import check_report, fact_lines, failure_text, feedback_line, problem
-from modlab.formats.gradescope import gradescope_results
+from modlab.formats.gradescope import AFTER_DUE_DATE, AFTER_PUBLISHED, Visibility, gradescope_results
 from modlab.formats.jsonfile import write_json
 from modlab.formats.junit import junit_xml
 from modlab.formats.markdown import markdown_summary
@@ -149,7 +149,8 @@ def test_a_failure_without_a_reason_still_fails_in_junit():
 
 def test_gradescope_gives_each_test_its_status_points_and_visibility(ada):
     data = gradescope_results(ada)
-    assert data["score"] == 6.25 and data["output"] == "6.25 of 22 points" and data["execution_time"] == 1.625
+    assert data["score"] == 6.25 and data["execution_time"] == 1.625
+    assert data["output"] == "6.25 of 22 points\nexercise 04: your package did not import"
     assert [(t["name"], t["status"], t["score"], t["max_score"], t["visibility"]) for t in data["tests"]] == [
         ("03 own_members_first", "passed", 3.75, 3.75, "visible"),
         ("03 tied_once", "failed", 0.0, 2.5, "visible"),
@@ -168,6 +169,33 @@ def test_gradescope_gives_each_test_its_status_points_and_visibility(ada):
 def test_gradescope_rounds_fractional_scores(ada):
     ada.exercises[0].tests[0].score = 2 / 3
     assert gradescope_results(ada)["tests"][0]["score"] == 0.6667
+
+
+def test_hidden_checks_students_will_see_are_numbered_unnamed_and_withhold_the_score(ada):
+    data = gradescope_results(ada, Visibility(hidden=AFTER_PUBLISHED))
+    assert [(t["name"], t["number"], t["visibility"]) for t in data["tests"]] == [
+        ("03 own_members_first", "03.1", "visible"), ("03 tied_once", "03.2", "visible"),
+        ("03 hidden check 1", "03.3", AFTER_PUBLISHED), ("03 on_device[cuda]", "03.4", "visible"),
+        ("03 hidden check 2", "03.5", AFTER_PUBLISHED), ("04 hooks_run", "04.1", "visible"),
+        ("04 hidden check 1", "04.2", AFTER_PUBLISHED)]
+    assert data["tests"][2]["output"] == "raised  KeyError (walk.py:7): 'w'"  # not "a hidden property"
+    assert "secret" not in json.dumps(data) and "a hidden property" not in json.dumps(data)
+    assert data["output"] == ("1 of 3 public checks passed; the hidden checks and your score are shown once the "
+                              "grades are published\nexercise 04: your package did not import")
+    assert data["stdout_visibility"] == "hidden" and data["test_output_format"] == data["test_name_format"] == "text"
+    assert {t["name_format"] for t in data["tests"]} == {t["output_format"] for t in data["tests"]} == {"text"}
+    assert gradescope_results(ada, Visibility(hidden=AFTER_DUE_DATE))["output"].startswith(
+        "1 of 3 public checks passed; the hidden checks and your score are shown after the due date\n")
+
+
+def test_gradescope_visibility_takes_gradescopes_words_only():
+    assert Visibility(public="after_due_date", hidden="visible").public == "after_due_date"
+    with pytest.raises(ValueError, match="hidden checks' visibility 'soon': expected one of hidden, after_due_date"):
+        Visibility(hidden="soon")
+    with pytest.raises(ValueError, match="public checks' visibility"):
+        Visibility(public="Visible")
+    assert Visibility(hidden=AFTER_DUE_DATE).withholds_score and Visibility(hidden=AFTER_PUBLISHED).withholds_score
+    assert not Visibility().withholds_score and not Visibility(hidden="visible").withholds_score
 
 
 def test_one_gradescope_file_describes_one_submission(course, ada, bob, tmp_path):
@@ -435,7 +463,7 @@ def test_gradescope_rounds_the_time_to_milliseconds_and_writes_two_decimals(ada)
     ada.exercises[1].score = 0.0004
     data = gradescope_results(ada)
     assert data["execution_time"] == 1.125 and data["score"] == 6.2554
-    assert data["output"] == "6.26 of 22 points"
+    assert data["output"].startswith("6.26 of 22 points\n")
 
 
 def test_records_edge_cases_read_and_written_as_they_are():
