@@ -64,6 +64,7 @@ GROUPS = {
                      tuple(f"modlab.instructor.release.x_{name}__mutmut_*" for name in
                            ("find_leaks", "_readable_text", "build_release", "hidden_scenarios",
                             "solution_regions"))),
+    "upload": Group(("modlab/instructor/gradescope/upload.py",), ("tests/test_gradescope_upload.py",)),
     "sandbox": Group(("modlab/isolation/sandbox/limits.py", "modlab/isolation/sandbox/environment.py"),
                      ("tests/test_sandbox_limits.py", "tests/test_env_scrub.py", "-k", "not worker_started")),
     "nbgrader": Group(("modlab/instructor/nbgrader/report.py", "modlab/instructor/nbgrader/notebook.py",
