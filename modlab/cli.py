@@ -18,7 +18,7 @@ from modlab.commands import program
 
 # Each module of modlab/commands/ adds one command with its register(commands).
 COMMAND_MODULES = ["build", "grade", "env", "nbgrader", "merge", "report", "release", "check", "status", "submit", "doctor",
-                   "roster", "fetch", "post_statuses", "similarity"]
+                   "roster", "fetch", "post_statuses", "similarity", "gradescope"]
 DESCRIPTION = ("Build, check and grade the modlab course: students rebuild torch.nn.Module "
                "as their own package, graded against real torch.nn.")
 
