@@ -3,10 +3,10 @@
 
 The zip of exercise 01 is built once. Its run_autograder grades, each in a tree of its own, the
 reference (full marks, as `modlab grade` gives), the stubs (0), a labelled buggy variant uploaded as
-`modlab submit`'s archive (its misconception named), a cheat that delegates to torch.nn and writes a
-fake results.json (0), and a submission that sleeps in every scenario (0). Every results.json is
-checked against Gradescope's documented fields. Uploads that hold nothing to grade, links and
-hostile archives are tried on the upload's own code, without grading.
+`modlab submit`'s archive (its misconception named, its score `modlab grade`'s), a cheat that reads
+the reference where the zip puts it and writes a results.json of its own (0), and a submission that
+sleeps in every scenario (0). Every results.json is checked against Gradescope's documented fields.
+What a student may upload is tested on its own, without grading, in test_gradescope_upload.py.
 """
 import json
 import os
@@ -162,6 +162,23 @@ def test_build_refuses_bad_input_in_one_line(capsys, tmp_path):
         err = capsys.readouterr().err
         assert says in err and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_build_refuses_a_course_it_cannot_grade_on_gradescope(capsys, tmp_path):
+    """An exercise without a grader, or something grading imports that constraints.txt does not pin."""
+    shutil.copy(ROOT / "course.yaml", tmp_path / "course.yaml")
+    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
+    (tmp_path / "graders").mkdir()
+    shutil.copy(ROOT / "graders" / "test_01_parameter.py", tmp_path / "graders")
+    pins = (ROOT / "constraints.txt").read_text()
+    (tmp_path / "constraints.txt").write_text(pins.replace("rich==", "# rich=="))
+    build = ["--course", str(tmp_path / "course.yaml"), "gradescope", "build", "--out", str(tmp_path / "a.zip")]
+    assert main(build + ["-e", "01"]) == 2
+    assert "constraints.txt pins no version of rich: pin it" in capsys.readouterr().err
+    (tmp_path / "constraints.txt").write_text(pins)
+    assert main(build + ["-e", "02"]) == 2
+    assert "no grader for graders/test_02_registration.py" in capsys.readouterr().err
+    assert main(build + ["-e", "01"]) == 0 and (tmp_path / "a.zip").is_file()
 
 
 def test_help_names_the_guide(capsys):

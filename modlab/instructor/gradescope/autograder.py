@@ -81,29 +81,35 @@ def run_autograder(course: Course, root: Path, exercises: list[Exercise], visibi
         run_autograder(course, Path("/autograder"), [course.exercise("03")], Visibility(hidden="after_due_date"))
     """
     tree = Tree(Path(root))
+    try:
+        _keep_private(tree.metadata)
+        data = _grade(course, tree, exercises, visibility, log)
+    except BaseException:
+        tree.results.unlink(missing_ok=True)
+        raise
+    return _write(tree, data)
+
+
+def _grade(course: Course, tree: Tree, exercises: list[Exercise], visibility: Visibility,
+           log: Callable[[str], None]) -> dict:
+    """The upload's results: graded (the results so far written after each exercise), or refused in one line."""
     partial = SubmissionResult(STUDENT)
 
     def graded(exercise: ExerciseResult) -> None:
         partial.exercises.append(exercise)
         _write_unfinished(tree, partial, exercises, visibility)
 
-    try:
-        _keep_private(tree.metadata)
-        _write_unfinished(tree, partial, exercises, visibility)
-        with tempfile.TemporaryDirectory(prefix="modlab-upload-") as staging:
-            try:
-                staged = stage_upload(tree.submission, course, exercises, Path(staging))
-            except UnusableUpload as refused:
-                log(f"not graded: {refused}")
-                return _write(tree, message_results(str(refused)))
-            log(f"graded the files of {staged.found}: {', '.join(sorted(p.name for p in staged.package.iterdir()))}")
-            result = grade_submission(course, staged.package, exercises, GradeOptions(), student=STUDENT,
-                                      progress=graded)
-    except BaseException:
-        tree.results.unlink(missing_ok=True)
-        raise
+    _write_unfinished(tree, partial, exercises, visibility)
+    with tempfile.TemporaryDirectory(prefix="modlab-upload-") as staging:
+        try:
+            staged = stage_upload(tree.submission, course, exercises, Path(staging))
+        except UnusableUpload as refused:
+            log(f"not graded: {refused}")
+            return message_results(str(refused))
+        log(f"graded the files of {staged.found}: {', '.join(sorted(p.name for p in staged.package.iterdir()))}")
+        result = grade_submission(course, staged.package, exercises, GradeOptions(), student=STUDENT, progress=graded)
     log(score_table(course, result))
-    return _write(tree, gradescope_results(result, visibility))
+    return gradescope_results(result, visibility)
 
 
 def _write_unfinished(tree: Tree, partial: SubmissionResult, exercises: list[Exercise],
