@@ -28,12 +28,13 @@ import modlab
 
 from .scripts import Settings, run_autograder, setup_sh
 
-# The modules of modlab that grading on Gradescope runs: `modlab gradescope run` and
-# everything below the engine. Checked by the project's tests, which run the zip.
+# The modules of modlab that grading on Gradescope runs: `modlab gradescope run`, and what the
+# kit's checks need of the engine and below (kit.PACKAGES, kept with the engine's imports)
+# without the student's own tools. The project's tests run the zip, so a module missing here fails them.
+STUDENT_ONLY = ("student", "kit", "pins")
 GRADING_MODULES = ("__init__", "commands/__init__", "commands/program", "commands/gradescope",
                    "instructor/__init__", "instructor/gradescope/__init__", "instructor/gradescope/autograder",
-                   "instructor/gradescope/upload", "engine", "isolation", "grading", "formats", "records",
-                   "folders", "course", "errors")
+                   "instructor/gradescope/upload", *(name for name in kit.PACKAGES if name not in STUDENT_ONLY))
 # The zip's `python -m modlab` is `modlab gradescope run`: the one command it has.
 AUTOGRADER_MAIN = '''"""``python -m modlab`` in Gradescope's image: ``modlab gradescope run``, which run_autograder calls."""
 import sys
