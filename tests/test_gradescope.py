@@ -100,7 +100,7 @@ def test_the_zip_holds_the_scripts_the_course_and_grading_and_nothing_else(zips,
     assert sorted(n for n in files if n.startswith("solutions/")) == sorted(
         f"solutions/mynn/{p.name}" for p in course.solutions.glob("*.py"))
     tool = {n for n in files if n.startswith("modlab/")}
-    assert {"modlab/engine.py", "modlab/isolation/worker.py", "modlab/instructor/gradescope/upload.py",
+    assert {"modlab/engine/__init__.py", "modlab/isolation/worker.py", "modlab/instructor/gradescope/upload.py",
             "modlab/commands/gradescope.py", "modlab/__main__.py"} <= tool
     for left_out in ("modlab/cli.py", "modlab/student/", "modlab/batch/", "modlab/instructor/release.py",
                      "modlab/instructor/nbgrader/", "modlab/instructor/gradescope/bundle.py",
@@ -151,7 +151,7 @@ def test_setup_installs_into_the_projects_own_venv_without_the_network(zips, tmp
         assert f"Requirement already satisfied: {requirement}" in done.stdout
     private = [source / "solutions", source / "graders", *(source / "solutions" / "mynn").iterdir()]
     assert all(stat.S_IMODE(path.stat().st_mode) & 0o077 == 0 for path in private)
-    assert stat.S_IMODE((source / "modlab" / "engine.py").stat().st_mode) & 0o004
+    assert stat.S_IMODE((source / "modlab" / "course.py").stat().st_mode) & 0o004
 
 
 def test_build_refuses_bad_input_in_one_line(capsys, tmp_path):
