@@ -96,7 +96,8 @@ def test_the_zip_holds_the_scripts_the_course_and_grading_and_nothing_else(zips,
         "setup.sh", "run_autograder", "requirements.txt", "constraints.txt", "course.yaml", "graders", "solutions",
         "modlab"}
     assert sorted(n for n in files if n.startswith("graders/")) == sorted(
-        f"graders/{course.grader_file(e).name}" for e in course.exercises)
+        p.relative_to(ROOT).as_posix() for p in course.graders.rglob("*.py")
+        if p.name != "conftest.py" and "__pycache__" not in p.parts)
     assert sorted(n for n in files if n.startswith("solutions/")) == sorted(
         f"solutions/mynn/{p.name}" for p in course.solutions.glob("*.py"))
     tool = {n for n in files if n.startswith("modlab/")}
@@ -109,8 +110,12 @@ def test_the_zip_holds_the_scripts_the_course_and_grading_and_nothing_else(zips,
         assert not [n for n in files if left_out in n], left_out
 
 
-def test_a_zip_of_one_exercise_holds_its_grader_alone(zips):
-    assert [n for n in names(zips["01"]) if n.startswith("graders/")] == ["graders/test_01_parameter.py"]
+def test_a_zip_of_one_exercise_holds_its_scenarios_alone_and_the_whole_catalog(zips, course):
+    graders = {n for n in names(zips["01"]) if n.startswith("graders/")}
+    assert {n for n in graders if "/test_" in n} == {"graders/01_parameter/test_01_parameter.py"}
+    assert {n for n in graders if n.endswith("/views.py")} == {"graders/01_parameter/views.py"}
+    assert {f"graders/{e.name}/misconceptions.py" for e in course.exercises} <= graders
+    assert {"graders/__init__.py", "graders/shared/trees.py", "graders/shared/misconceptions.py"} <= graders
 
 
 def test_the_scripts_are_executable_and_the_same_course_gives_the_same_zip(zips, tmp_path):
@@ -168,8 +173,8 @@ def test_build_refuses_a_course_it_cannot_grade_on_gradescope(capsys, tmp_path):
     """An exercise without a grader, or something grading imports that constraints.txt does not pin."""
     shutil.copy(ROOT / "course.yaml", tmp_path / "course.yaml")
     shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
-    (tmp_path / "graders").mkdir()
-    shutil.copy(ROOT / "graders" / "test_01_parameter.py", tmp_path / "graders")
+    shutil.copytree(ROOT / "graders", tmp_path / "graders")
+    shutil.rmtree(tmp_path / "graders" / "02_registration")
     pins = (ROOT / "constraints.txt").read_text()
     (tmp_path / "constraints.txt").write_text(pins.replace("rich==", "# rich=="))
     build = ["--course", str(tmp_path / "course.yaml"), "gradescope", "build", "--out", str(tmp_path / "a.zip")]
@@ -177,7 +182,7 @@ def test_build_refuses_a_course_it_cannot_grade_on_gradescope(capsys, tmp_path):
     assert "constraints.txt pins no version of rich: pin it" in capsys.readouterr().err
     (tmp_path / "constraints.txt").write_text(pins)
     assert main(build + ["-e", "02"]) == 2
-    assert "no grader for graders/test_02_registration.py" in capsys.readouterr().err
+    assert "no grader for graders/02_registration/test_02_registration.py" in capsys.readouterr().err
     assert main(build + ["-e", "01"]) == 0 and (tmp_path / "a.zip").is_file()
 
 

@@ -6,13 +6,13 @@ The zip holds, at its root, what Gradescope runs and what grading reads, and not
     requirements.txt             the pinned versions setup.sh installs (from constraints.txt)
     constraints.txt              the course's pins, which setup.sh also applies to their dependencies
     course.yaml                  the course: exercises, points, limits
-    graders/                     the graded exercises' grader files and what they import
+    graders/                     shared/, the graded exercises' folders, the others' misconception catalogs
     solutions/mynn/*.py          the reference, which each exercise is grafted into
     modlab/                      the grading side of modlab and the one command run_autograder calls
 
 Gradescope keeps the zip from students, so it holds hidden graders and the
 reference on purpose; it holds no lesson, notebook, starter code, test, bench,
-document or instructor tool, and no grader of an exercise it does not grade.
+document or instructor tool, and no scenario of an exercise it does not grade.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from modlab import kit
 from modlab.course import Course
+from modlab.grading.loader import CATALOG_MODULE
 from modlab.pins import FILE as CONSTRAINTS
 from modlab.pins import canonical, read_pins
 import modlab
@@ -109,16 +110,23 @@ def write_zip(files: dict[str, bytes], out: Path) -> None:
 
 
 def _graders(course: Course, exercise_ids: tuple[str, ...]) -> dict[str, bytes]:
-    """The ``graders/`` folder without the pytest plugin's ``conftest.py`` (grading imports graders
-    by path) and without the grader files of exercises the zip does not grade."""
+    """The ``graders/`` folder: ``shared/``, each graded exercise's folder, and of the others only
+    their part of the course's misconception catalog, which is tried on every failure (so that the
+    feedback is ``modlab grade``'s); never the pytest plugin's ``conftest.py``, which grading does not use."""
     graded = [course.exercise(i) for i in exercise_ids] if exercise_ids else list(course.exercises)
     missing = [str(course.grader_file(e).relative_to(course.root)) for e in graded if not course.grader_file(e).is_file()]
     if missing:
         raise BundleError(f"no grader for {', '.join(missing)}: there is nothing to grade that exercise with")
-    left_out = {course.grader_file(e) for e in course.exercises if e not in graded} | {course.graders / "conftest.py"}
+    others = [course.grading_folder(e) for e in course.exercises if e not in graded]
+    catalog = {"__init__.py", f"{CATALOG_MODULE}.py"}
+
+    def kept(path: Path) -> bool:
+        other = next((folder for folder in others if folder in path.parents), None)
+        return (path.is_file() and "__pycache__" not in path.parts and path != course.graders / "conftest.py"
+                and (other is None or path.relative_to(other).as_posix() in catalog))
+
     return {path.relative_to(course.root).as_posix(): path.read_bytes()
-            for path in sorted(course.graders.rglob("*"))
-            if path.is_file() and path not in left_out and "__pycache__" not in path.parts}
+            for path in sorted(course.graders.rglob("*")) if kept(path)}
 
 
 def _grading_modules() -> dict[str, bytes]:
