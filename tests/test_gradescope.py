@@ -105,7 +105,7 @@ def test_the_zip_holds_the_scripts_the_course_and_grading_and_nothing_else(zips,
             "modlab/commands/gradescope.py", "modlab/__main__.py"} <= tool
     for left_out in ("modlab/cli.py", "modlab/student/", "modlab/batch/", "modlab/instructor/release.py",
                      "modlab/instructor/nbgrader/", "modlab/instructor/gradescope/bundle.py",
-                     "modlab/commands/grade.py", "graders/conftest.py", "__pycache__", ".ipynb", "lessons/",
+                     "modlab/commands/grade.py", "graders/conftest.py", "variants.yaml", "__pycache__", ".ipynb", "lessons/",
                      "exercises/", "tests/", "bench/", "docs/"):
         assert not [n for n in files if left_out in n], left_out
 
@@ -113,7 +113,6 @@ def test_the_zip_holds_the_scripts_the_course_and_grading_and_nothing_else(zips,
 def test_a_zip_of_one_exercise_holds_its_scenarios_alone_and_the_whole_catalog(zips, course):
     graders = {n for n in names(zips["01"]) if n.startswith("graders/")}
     assert {n for n in graders if "/test_" in n} == {"graders/01_parameter/test_01_parameter.py"}
-    assert {n for n in graders if n.endswith("/views.py")} == {"graders/01_parameter/views.py"}
     assert {f"graders/{e.name}/misconceptions.py" for e in course.exercises} <= graders
     assert {"graders/__init__.py", "graders/shared/trees.py", "graders/shared/misconceptions.py"} <= graders
 
@@ -218,7 +217,7 @@ def stub_with(*parts: str) -> str:
 
 def buggy_archive(course, folder: Path) -> bytes:
     """The labelled variant copies_the_data, as `modlab submit 01` packs it."""
-    variant = next(v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data")
+    variant = next(v for v in load_variants(course) if v.name == "copies_the_data")
     package = variant_package(course, variant, folder)
     contents = {"mynn/parameter.py": (package / "parameter.py").read_bytes()}
     manifest = {"format": "modlab-submission/1", "course": course.id, "student": "ada", "exercise": "01",
@@ -271,7 +270,7 @@ def test_a_buggy_archive_loses_points_names_its_misconception_and_scores_as_modl
     failed = [t for t in buggy["tests"] if t["status"] == "failed"]
     assert failed and all("[parameter-copies-data]" in t["output"] for t in failed if t["visibility"] == "visible")
     assert "graded the files of the archive ada-01-20270115T101500Z.zip" in buggy["stdout"]
-    variant = next(v for v in load_variants(ROOT / "tests" / "buggy") if v.name == "copies_the_data")
+    variant = next(v for v in load_variants(course) if v.name == "copies_the_data")
     package = variant_package(course, variant, tmp_path)
     assert main(["--course", str(ROOT / "course.yaml"), "grade", str(package), "-e", "01",
                  "--json", str(tmp_path / "grade.json")]) == 0

@@ -6,7 +6,7 @@ The zip holds, at its root, what Gradescope runs and what grading reads, and not
     requirements.txt             the pinned versions setup.sh installs (from constraints.txt)
     constraints.txt              the course's pins, which setup.sh also applies to their dependencies
     course.yaml                  the course: exercises, points, limits
-    graders/                     shared/, the graded exercises' folders, the others' misconception catalogs
+    graders/                     the course's grading modules but the scenarios of exercises not graded
     solutions/mynn/*.py          the reference, which each exercise is grafted into
     modlab/                      the grading side of modlab and the one command run_autograder calls
 
@@ -22,7 +22,6 @@ from pathlib import Path
 
 from modlab import kit
 from modlab.course import Course
-from modlab.grading.loader import CATALOG_MODULE
 from modlab.pins import FILE as CONSTRAINTS
 from modlab.pins import canonical, read_pins
 import modlab
@@ -110,23 +109,17 @@ def write_zip(files: dict[str, bytes], out: Path) -> None:
 
 
 def _graders(course: Course, exercise_ids: tuple[str, ...]) -> dict[str, bytes]:
-    """The ``graders/`` folder: ``shared/``, each graded exercise's folder, and of the others only
-    their part of the course's misconception catalog, which is tried on every failure (so that the
-    feedback is ``modlab grade``'s); never the pytest plugin's ``conftest.py``, which grading does not use."""
+    """The modules of ``graders/`` but the scenarios of exercises the zip does not grade (nothing imports
+    them; the rest is the course's misconception catalog, tried on every failure, and what it imports, so
+    the feedback is ``modlab grade``'s). Never the pytest plugin's ``conftest.py``, which grading does not
+    use, nor anything but modules (``variants.yaml``, the labelled buggy variants, is the project's test data)."""
     graded = [course.exercise(i) for i in exercise_ids] if exercise_ids else list(course.exercises)
     missing = [str(course.grader_file(e).relative_to(course.root)) for e in graded if not course.grader_file(e).is_file()]
     if missing:
         raise BundleError(f"no grader for {', '.join(missing)}: there is nothing to grade that exercise with")
-    others = [course.grading_folder(e) for e in course.exercises if e not in graded]
-    catalog = {"__init__.py", f"{CATALOG_MODULE}.py"}
-
-    def kept(path: Path) -> bool:
-        other = next((folder for folder in others if folder in path.parents), None)
-        return (path.is_file() and "__pycache__" not in path.parts and path != course.graders / "conftest.py"
-                and (other is None or path.relative_to(other).as_posix() in catalog))
-
+    left_out = {course.grader_file(e) for e in course.exercises if e not in graded} | {course.graders / "conftest.py"}
     return {path.relative_to(course.root).as_posix(): path.read_bytes()
-            for path in sorted(course.graders.rglob("*")) if kept(path)}
+            for path in sorted(course.graders.rglob("*.py")) if path not in left_out and "__pycache__" not in path.parts}
 
 
 def _grading_modules() -> dict[str, bytes]:
