@@ -12,8 +12,8 @@ DOCS = "docs/gradescope.md"
 EPILOG_BUILD = f"""\
 examples:
   modlab gradescope build                        # the whole course, into autograder.zip
-  modlab gradescope build -e 03 --out walk.zip   # one assignment per exercise: exercise 03 alone
-  modlab gradescope build -e 03 --hidden-checks after_published
+  modlab gradescope build -e 10 --out losses.zip   # one assignment per exercise: exercise 10 alone
+  modlab gradescope build -e 10 --hidden-checks after_published
 
 then, on Gradescope: a Programming Assignment, Configure Autograder, upload the zip
 (base image: Ubuntu 22.04). {DOCS} walks through it, and what students see.
@@ -21,7 +21,7 @@ then, on Gradescope: a Programming Assignment, Configure Autograder, upload the 
 EPILOG_RUN = f"""\
 examples:
   modlab gradescope run                          # what run_autograder does on Gradescope
-  modlab gradescope run --root /tmp/autograder -e 03   # try it: /tmp/autograder/submission/walk.py
+  modlab gradescope run --root /tmp/autograder -e 10   # try it: /tmp/autograder/submission/losses.py
 
 Writes ROOT/results/results.json. See {DOCS}.
 """

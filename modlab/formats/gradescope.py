@@ -54,7 +54,7 @@ class Visibility:
 
 
 def gradescope_results(result: SubmissionResult, visibility: Visibility = Visibility()) -> dict:
-    """One Gradescope test per grader test, in the course's order, numbered ``03.1``, ``03.2``, ...
+    """One Gradescope test per grader test, in the course's order, numbered ``10.1``, ``10.2``, ...
 
     Args:
         result: one submission's grade.
@@ -78,7 +78,7 @@ def message_results(output: str, score: float = 0.0, seconds: float = 0.0) -> di
 
     Example::
 
-        message_results("expected walk.py (exercise 03), the mynn/ folder holding it, or ...")
+        message_results("nothing to grade: upload losses.py (exercise 10), the mynn/ folder holding it, or ...")
     """
     return {
         "score": round(score, 4),

@@ -78,7 +78,7 @@ def run_autograder(course: Course, root: Path, exercises: list[Exercise], visibi
 
     Example::
 
-        run_autograder(course, Path("/autograder"), [course.exercise("03")], Visibility(hidden="after_due_date"))
+        run_autograder(course, Path("/autograder"), [course.exercise("10")], Visibility(hidden="after_due_date"))
     """
     tree = Tree(Path(root))
     try:

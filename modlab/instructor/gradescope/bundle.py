@@ -60,7 +60,7 @@ def autograder_files(course: Course, settings: Settings) -> dict[str, bytes]:
 
     Example::
 
-        list(autograder_files(course, Settings(exercises=("03",))))[:3]   # ['setup.sh', 'run_autograder', ...]
+        list(autograder_files(course, Settings(exercises=("10",))))[:3]   # ['setup.sh', 'run_autograder', ...]
     """
     files = {"setup.sh": setup_sh(settings).encode(), "run_autograder": run_autograder(settings).encode(),
              "requirements.txt": requirements(course).encode(),

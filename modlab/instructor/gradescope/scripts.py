@@ -84,7 +84,7 @@ def run_autograder(settings: Settings) -> str:
 
     Example::
 
-        run_autograder(Settings(exercises=("03",)))   # '... --exercise 03 --public-checks visible ...'
+        run_autograder(Settings(exercises=("10",)))   # '... --exercise 10 --public-checks visible ...'
     """
     options = [f"--exercise {exercise}" for exercise in settings.exercises]
     options += [f"--public-checks {settings.visibility.public}", f"--hidden-checks {settings.visibility.hidden}"]

@@ -3,9 +3,9 @@
 Gradescope puts the upload in ``/autograder/submission``. For the exercises
 the autograder grades, it may hold::
 
-    walk.py                           the exercise's files, uploaded as they are
-    mynn/walk.py                      the package folder (a kit's repository, submitted from GitHub, holds it)
-    ada-03-20270115T101500Z.zip       archives `modlab submit NN` wrote: manifest.json and mynn/walk.py
+    losses.py                         the exercise's files, uploaded as they are
+    mynn/losses.py                    the package folder (a kit's repository, submitted from GitHub, holds it)
+    ada-10-20270115T101500Z.zip       archives `modlab submit NN` wrote: manifest.json and mynn/losses.py
 
 each also inside one folder (a folder zipped whole). Gradescope unzips an
 uploaded zip itself; archives it left zipped are read here, and where several
@@ -71,7 +71,7 @@ def stage_upload(upload: Path, course: Course, exercises: list[Exercise], into: 
 
     Example::
 
-        stage_upload(Path("/autograder/submission"), course, [course.exercise("03")], Path(tmp)).package
+        stage_upload(Path("/autograder/submission"), course, [course.exercise("10")], Path(tmp)).package
     """
     wanted = {name for exercise in exercises for name in exercise.files}
     places = _places(upload)
@@ -94,8 +94,8 @@ def expected(course: Course, exercises: list[Exercise]) -> str:
 
     Example::
 
-        expected(course, [course.exercise("03")])
-        # 'nothing to grade: upload walk.py (exercise 03), the mynn/ folder holding it, or the archive ...'
+        expected(course, [course.exercise("10")])
+        # 'nothing to grade: upload losses.py (exercise 10), the mynn/ folder holding it, or the archive ...'
     """
     files = [name for exercise in exercises for name in exercise.files]
     if len(exercises) == 1:
