@@ -4,8 +4,9 @@
 The zip of exercise 01 is built once. Its run_autograder grades, each in a tree of its own, the
 reference (full marks, as `modlab grade` gives), the stubs (0), a labelled buggy variant uploaded as
 `modlab submit`'s archive (its misconception named, its score `modlab grade`'s), a cheat that reads
-the reference where the zip puts it and writes a results.json of its own (0), and a submission that
-sleeps in every scenario (0). Every results.json is checked against Gradescope's documented fields.
+the reference where the zip puts it and writes a results.json of its own (0), a submission that
+sleeps in every scenario and one that ends its worker (0). Every results.json is checked against
+Gradescope's documented fields.
 What a student may upload is tested on its own, without grading, in test_gradescope_upload.py.
 """
 import json
@@ -35,6 +36,9 @@ from modlab.records import TestResult as Test
 from modlab.student.submit import archive_bytes
 
 from conftest import ROOT
+
+# The zip's runs grade six submissions in fresh processes (a minute of CPU): queued first by make test.
+pytestmark = pytest.mark.slow
 
 VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
 FORMAT = {"enum": ["text", "html", "simple_format", "md", "ansi"]}
@@ -105,9 +109,11 @@ def test_the_zip_holds_the_scripts_the_course_and_grading_and_nothing_else(zips,
             "modlab/commands/gradescope.py", "modlab/__main__.py"} <= tool
     for left_out in ("modlab/cli.py", "modlab/student/", "modlab/batch/", "modlab/instructor/release.py",
                      "modlab/instructor/nbgrader/", "modlab/instructor/gradescope/bundle.py",
-                     "modlab/commands/grade.py", "graders/conftest.py", "variants.yaml", "__pycache__", ".ipynb", "lessons/",
+                     "modlab/commands/grade.py", "graders/conftest.py", "__pycache__", ".ipynb", "lessons/",
                      "exercises/", "tests/", "bench/", "docs/"):
         assert not [n for n in files if left_out in n], left_out
+    assert [n for n in files if not n.endswith(".py")] == [
+        "setup.sh", "run_autograder", "requirements.txt", "constraints.txt", "course.yaml"]
 
 
 def test_a_zip_of_one_exercise_holds_its_scenarios_alone_and_the_whole_catalog(zips, course):
@@ -168,11 +174,36 @@ def test_build_refuses_bad_input_in_one_line(capsys, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def copy_course(folder: Path) -> Path:
+    """A copy of the course's grading side (course.yaml, constraints.txt, graders/, solutions/) in ``folder``."""
+    for name in ("course.yaml", "constraints.txt"):
+        shutil.copy(ROOT / name, folder / name)
+    for name in ("graders", "solutions"):
+        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder / "course.yaml"
+
+
+def test_the_zip_leaves_out_the_test_data_beside_the_graders_and_other_solutions(tmp_path):
+    """The labelled and the blind buggy submissions and their measurements (the project's test data,
+    yaml beside each grader), a solution other than the reference, notes beside the reference."""
+    course_yaml = copy_course(tmp_path)
+    (tmp_path / "graders" / "01_parameter" / "student_bugs.yaml").write_text("bugs: []\n")
+    (tmp_path / "solutions" / "alternative").mkdir()
+    (tmp_path / "solutions" / "alternative" / "parameter.py").write_text("ANSWER = 1\n")
+    (tmp_path / "solutions" / "mynn" / "NOTES.md").write_text("how the reference works\n")
+    assert main(["--course", str(course_yaml), "gradescope", "build", "--out", str(tmp_path / "a.zip")]) == 0
+    files = names(tmp_path / "a.zip")
+    assert {"graders/01_parameter/variants.yaml", "graders/01_parameter/measured.yaml"} <= {
+        p.relative_to(tmp_path).as_posix() for p in (tmp_path / "graders").rglob("*.yaml")}
+    for left_out in ("student_bugs", "measured", "variants", "alternative", "NOTES"):
+        assert not [n for n in files if left_out in n], left_out
+    assert {n for n in files if n.startswith("solutions/")} == {
+        f"solutions/mynn/{p.name}" for p in (ROOT / "solutions" / "mynn").glob("*.py")}
+
+
 def test_build_refuses_a_course_it_cannot_grade_on_gradescope(capsys, tmp_path):
     """An exercise without a grader, or something grading imports that constraints.txt does not pin."""
-    shutil.copy(ROOT / "course.yaml", tmp_path / "course.yaml")
-    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
-    shutil.copytree(ROOT / "graders", tmp_path / "graders")
+    copy_course(tmp_path)
     shutil.rmtree(tmp_path / "graders" / "02_registration")
     pins = (ROOT / "constraints.txt").read_text()
     (tmp_path / "constraints.txt").write_text(pins.replace("rich==", "# rich=="))
@@ -237,6 +268,7 @@ def runs(zips, course, tmp_path_factory):
             (ATTACKS / "reads_solutions.py").read_text(),
             FAKE_RESULTS.format(path=str(sub.parent / "results" / "results.json")))),
         "hang": lambda sub: (sub / "parameter.py").write_text(stub_with((ATTACKS / "sleeps_every_scenario.py").read_text())),
+        "crash": lambda sub: (sub / "parameter.py").write_text(stub_with((ATTACKS / "os_exit_mid_scenario.py").read_text())),
     }
     roots = {}
     for kind, upload in uploads.items():
@@ -306,6 +338,12 @@ def test_a_submission_that_sleeps_still_ends_with_its_results(runs):
     hang = runs["hang"]
     assert hang["score"] == 0 and hang["tests"] and all(t["status"] == "failed" for t in hang["tests"])
     assert any("exceed" in t["output"] for t in hang["tests"])
+
+
+def test_a_submission_that_ends_its_worker_still_ends_with_its_results(runs):
+    crash = runs["crash"]
+    assert crash["score"] == 0 and crash["tests"] and all(t["status"] == "failed" for t in crash["tests"])
+    assert any("exited with code 0" in t["output"] for t in crash["tests"])
 
 
 # --- what run_autograder writes besides grades --------------------------------------------------

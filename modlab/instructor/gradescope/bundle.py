@@ -112,7 +112,8 @@ def _graders(course: Course, exercise_ids: tuple[str, ...]) -> dict[str, bytes]:
     """The modules of ``graders/`` but the scenarios of exercises the zip does not grade (nothing imports
     them; the rest is the course's misconception catalog, tried on every failure, and what it imports, so
     the feedback is ``modlab grade``'s). Never the pytest plugin's ``conftest.py``, which grading does not
-    use, nor anything but modules (``variants.yaml``, the labelled buggy variants, is the project's test data)."""
+    use, nor anything but modules (``variants.yaml`` and ``student_bugs.yaml``, the labelled and the blind buggy
+    submissions, and ``measured.yaml``, what grading them measured, are the project's test data)."""
     graded = [course.exercise(i) for i in exercise_ids] if exercise_ids else list(course.exercises)
     missing = [str(course.grader_file(e).relative_to(course.root)) for e in graded if not course.grader_file(e).is_file()]
     if missing:
