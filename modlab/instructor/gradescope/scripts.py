@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass
 
 from modlab.formats.gradescope import AFTER_DUE_DATE, VISIBLE, Visibility
+from modlab.instructor.student_readme import CPU_INDEX
 
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 VENV = "/autograder/venv"
 THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -71,7 +71,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     {python} -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install --no-cache-dir --only-binary=:all: \\
-    --extra-index-url {TORCH_CPU_INDEX} -r requirements.txt -c constraints.txt
+    --extra-index-url {CPU_INDEX} -r requirements.txt -c constraints.txt
 
 # The reference and the graders are the grading process's (root's) alone: a submission's code,
 # run as a user of its own, cannot read them even where the kernel has no Landlock.
