@@ -1,5 +1,6 @@
 """Grading on Gradescope, without Gradescope: `modlab gradescope build` writes the zip, and its
-`setup.sh` and `run_autograder` run here in a temporary tree laid out as Gradescope's /autograder.
+`setup.sh` and `run_autograder` run here in a temporary tree laid out as Gradescope's /autograder
+(run_autograder with a venv that holds this one's packages but no modlab: the zip's must be whole).
 
 The zip of exercise 01 is built once. Its run_autograder grades, each in a tree of its own, the
 reference (full marks, as `modlab grade` gives), the stubs (0), a labelled buggy variant uploaded as
@@ -15,6 +16,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -233,9 +235,25 @@ def autograder_tree(folder: Path, zip_path: Path) -> Path:
     return root
 
 
-def run_in(root: Path) -> dict:
-    """run_autograder, as Gradescope runs it (from /autograder), with this venv for Gradescope's."""
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "MODLAB_VENV": sys.prefix}
+def image_venv(folder: Path) -> Path:
+    """A venv like the one setup.sh makes on Gradescope: the packages of this one, and no modlab but the zip's.
+
+    This venv's own site-packages are a plain path of the new one (a ``.pth`` line), so that its
+    ``.pth`` files are not run: modlab's editable install, whose import hook would supply from
+    this checkout any module of modlab the zip lacks, is not there.
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
+    ours = {sysconfig.get_path(kind) for kind in ("purelib", "platlib")}
+    where = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    theirs = subprocess.run([str(folder / "bin" / "python"), "-c", where],
+                            check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    (Path(theirs) / "this_projects_packages.pth").write_text("".join(f"{path}\n" for path in sorted(ours)))
+    return folder
+
+
+def run_in(root: Path, venv: Path) -> dict:
+    """run_autograder, as Gradescope runs it (from /autograder), with ``venv`` for the image's."""
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "MODLAB_VENV": str(venv)}
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -270,12 +288,12 @@ def runs(zips, course, tmp_path_factory):
         "hang": lambda sub: (sub / "parameter.py").write_text(stub_with((ATTACKS / "sleeps_every_scenario.py").read_text())),
         "crash": lambda sub: (sub / "parameter.py").write_text(stub_with((ATTACKS / "os_exit_mid_scenario.py").read_text())),
     }
-    roots = {}
+    venv, roots = image_venv(folder / "venv"), {}
     for kind, upload in uploads.items():
         roots[kind] = autograder_tree(folder / kind, zips["01"])
         upload(roots[kind] / "submission")
     with ThreadPoolExecutor(max_workers=3) as pool:
-        results = dict(zip(roots, pool.map(run_in, roots.values())))
+        results = dict(zip(roots, pool.map(run_in, roots.values(), [venv] * len(roots))))
     results["roots"] = roots
     return results
 
