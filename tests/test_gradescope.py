@@ -301,7 +301,7 @@ def runs(zips, course, tmp_path_factory):
 def test_the_reference_gets_full_marks_as_modlab_grade_gives(runs, course):
     reference = runs["reference"]
     graded = grade_submission(course, course.solutions, [course.exercise("01")], GradeOptions())
-    assert reference["score"] == round(graded.score, 4) == 10
+    assert reference["score"] == round(graded.score, 4) == course.exercise("01").points
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] for t in reference["tests"])
     assert len(reference["tests"]) == len(graded.exercises[0].tests)
     assert "graded the files of the upload: parameter.py" in reference["stdout"]
@@ -316,7 +316,7 @@ def test_the_stubs_get_zero_with_every_check_failed(runs):
 
 def test_a_buggy_archive_loses_points_names_its_misconception_and_scores_as_modlab_grade(runs, course, tmp_path):
     buggy = runs["buggy"]
-    assert 0 < buggy["score"] < 10
+    assert 0 < buggy["score"] < course.exercise("01").points
     failed = [t for t in buggy["tests"] if t["status"] == "failed"]
     assert failed and all("[parameter-copies-data]" in t["output"] for t in failed if t["visibility"] == "visible")
     assert "graded the files of the archive ada-01-20270115T101500Z.zip" in buggy["stdout"]
