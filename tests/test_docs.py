@@ -40,6 +40,7 @@ FIGURE = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?\s?(?:ms|s|seconds?|min|minutes?|h
 # A page may state a setting's value, never a measurement: each figure allowed, with the code that sets it.
 SETTINGS = {
     "10 s": ("course.yaml", "scenario_timeout_s: 10"),
+    "300 s": ("course.yaml", "submission_timeout_s: 300"),
     "2 GiB": ("course.yaml", "memory_mib: 2048"),
     "0.25 s": ("modlab/isolation/sleep.py", "ASLEEP_AFTER_S = 0.25"),
     "60 s": ("modlab/commands/nbgrader.py", "default=60"),

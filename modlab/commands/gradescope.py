@@ -18,19 +18,18 @@ examples:
 then, on Gradescope: a Programming Assignment, Configure Autograder, upload the zip
 (base image: Ubuntu 22.04). {DOCS} walks through it, and what students see.
 """
-EPILOG_RUN = f"""\
+EPILOG_RUN = """\
 examples:
   modlab gradescope run                          # what run_autograder does on Gradescope
   modlab gradescope run --root /tmp/autograder -e 10   # try it: /tmp/autograder/submission/losses.py
 
-Writes ROOT/results/results.json. See {DOCS}.
+Writes ROOT/results/results.json.
 """
 
 
 def register(commands) -> None:
     sub = commands.add_parser("gradescope", help="build the Gradescope autograder.zip, and run it",
-                              description=f"Grade on Gradescope with the course's graders. The instructor's "
-                                          f"guide is {DOCS}.")
+                              description="Grade on Gradescope with the course's graders.")
     actions = sub.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     build = actions.add_parser(
