@@ -22,9 +22,13 @@ from modlab.formats.feedback import feedback_line
 from modlab.formats.terminal import Progress
 from modlab.instructor.variants import load_variants, variant_package
 
+from modlab.course import load_course
+
 from conftest import ROOT, as_in_a_terminal
 
 COURSE = ["--course", str(ROOT / "course.yaml")]
+
+POINTS_01 = load_course(ROOT / "course.yaml").exercise("01").points  # what a full exercise 01 scores
 SHARDS = 4
 
 
@@ -91,7 +95,7 @@ def test_every_student_gets_a_record_in_either_layout(klass, one_run):
     assert gradebook[0] == "student,01_parameter,total,max_score,status"
     rows = {line.split(",")[0]: line.split(",") for line in gradebook[1:]}
     assert sorted(rows) == sorted(p.name for p in klass.iterdir())
-    assert rows["ada"][1:4] == rows["fay"][1:4] == ["10.00", "10.00", "10"]
+    assert rows["ada"][1:4] == rows["fay"][1:4] == [f"{POINTS_01:.2f}", f"{POINTS_01:.2f}", f"{POINTS_01:g}"]
     assert rows["bob"][1] == rows["gus"][1] == rows["hal"][1] == "0.00"
     buggy = [row for name, row in rows.items() if name.startswith("buggy")]
     assert len(buggy) >= 3 and all(0 < float(row[1]) < 10 for row in buggy)
@@ -176,10 +180,10 @@ def test_a_grading_process_that_dies_costs_a_failure_record_not_the_batch(course
     grade_in_processes(batch, submissions, store, 2, lambda record: None)
     records = {r.student: r for r in store.records([s.student for s in submissions])}
     assert records["bob"].failure == "the grading process exited with code 7"
-    assert records["ada"].failure == "" and records["ada"].result.score == 10
+    assert records["ada"].failure == "" and records["ada"].result.score == POINTS_01
     assert [s.student for s in pending(batch, store, submissions)] == ["bob"]  # graded again next run
     gradebook = store.write_gradebook(course, list(records.values())).read_text()
-    assert "bob,0.00,0.00,10,grading failed: the grading process exited with code 7" in gradebook
+    assert f"bob,0.00,0.00,{POINTS_01:g},grading failed: the grading process exited with code 7" in gradebook
 
 
 class RecordsASearchEach(Batch):
@@ -318,10 +322,10 @@ def test_progress_draws_a_bar_on_a_terminal_and_prints_tenths_in_a_log(course, k
     if tty:  # one line redrawn in place (then the cursor shown again), the last drawing complete
         assert len(lines) == 2 and stream.text.count("\r") >= 40
         last = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", lines[0].split("\r")[-1])
-        assert re.fullmatch(r"grading \S+ 40/40 100% 0:00:40 ETA 0:00:00 ada 0\.00/10 GRADING FAILED", last), last
+        assert re.fullmatch(rf"grading \S+ 40/40 100% 0:00:40 ETA 0:00:00 ada 0\.00/{POINTS_01:g} GRADING FAILED", last), last
     else:
         assert len(lines) == 10 and "\r" not in stream.text and "\x1b" not in stream.text
-        assert lines[-1] == "grading 40/40 100% 40s elapsed, ETA 0s  ada 0.00/10 GRADING FAILED"
+        assert lines[-1] == f"grading 40/40 100% 40s elapsed, ETA 0s  ada 0.00/{POINTS_01:g} GRADING FAILED"
 
 
 @pytest.mark.parametrize("tty", [True, False])

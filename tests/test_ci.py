@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from modlab.cli import build_parser, main
+from modlab.course import load_course
 from modlab.instructor import release
 from modlab.instructor.ci.commit_status import CONTEXT, statuses
 from modlab.instructor.ci.fetch import TOKEN_VARIABLE, Git, fetch_class
@@ -31,6 +32,8 @@ from modlab.instructor.kit_ci import GITHUB_WORKFLOW, GITLAB_PIPELINE, kit_ci_fi
 from conftest import ROOT
 
 COURSE = ["--course", str(ROOT / "course.yaml")]
+
+POINTS_01 = load_course(ROOT / "course.yaml").exercise("01").points  # what a full exercise 01 scores
 COURSE_WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 GITLAB_COURSE = ROOT / "docs" / "gitlab-ci.yml"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
@@ -522,7 +525,7 @@ def test_the_merged_shards_equal_one_unsharded_run(graded):
         assert without_timings(json.loads((merged / "students" / record.name).read_text())) == \
             without_timings(json.loads(record.read_text()))
     scores = {r["student"]: r["score"] for r in json.loads((merged / "results.json").read_text())["submissions"]}
-    assert scores == {"ada": 0.0, "bob": 10.0, "carol": 10.0, "eve": 0.0}  # ada's late fix did not count
+    assert scores == {"ada": 0.0, "bob": POINTS_01, "carol": POINTS_01, "eve": 0.0}  # ada's late fix did not count
 
 
 def without_timings(data):
@@ -581,7 +584,7 @@ def test_scores_are_posted_on_the_graded_commits_and_nothing_else(graded, class_
     paths = {path: (auth, body) for path, auth, body in StatusAPI.posted}
     auth, body = paths[f"/repos/course-org/bob/statuses/{commits['bob']}"]
     assert auth == "Bearer status-token"
-    assert body == {"state": "success", "description": "10.00 of 10 points", "context": CONTEXT}
+    assert body == {"state": "success", "description": f"{POINTS_01:.2f} of {POINTS_01:g} points", "context": CONTEXT}
     assert len(paths) == 4
 
 
@@ -614,4 +617,4 @@ def test_the_workflows_own_grade_merge_and_report_commands_make_the_results_arti
                  "gradescope/bob.json", "students/bob.json"):
         assert (results / name).is_file(), name
     assert (results / "gradebook.csv").read_bytes() == (graded / "results" / "gradebook.csv").read_bytes()
-    assert json.loads((results / "gradescope" / "bob.json").read_text())["score"] == 10.0
+    assert json.loads((results / "gradescope" / "bob.json").read_text())["score"] == POINTS_01
