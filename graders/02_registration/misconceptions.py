@@ -3,6 +3,8 @@
 ``_parameters``, ``_buffers``, ``_modules`` and ``__dict__`` hold."""
 from __future__ import annotations
 
+import re
+
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
@@ -10,6 +12,8 @@ from ..shared.probes import ATTRIBUTES, BUFFERS, MODULES, NON_PERSISTENT, PARAME
 from .views import BEFORE_SUPER, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
 
 REGISTER_NAMES = (PARAMETERS, BUFFERS, MODULES)
+# torch's message (and the reference's) for a name that is already an attribute of another kind.
+ALREADY_EXISTS = re.compile(r"attribute '(?P<name>[^']+)' already exists")
 
 
 def _registered(view: dict, register: str) -> dict:
@@ -59,11 +63,17 @@ def tensor_registered_as_parameter(e):
     a name holds one thing: assigning a new kind of value to it removes the name from __dict__ and from
     the other registers first, or the old value keeps answering (__getattr__ finds it) and keeps being saved""")
 def name_stays_in_old_register(e):
-    """A name sits in two places (registers or __dict__) in the submission, in one in torch; or
-    registering a name that is an ordinary attribute raised "already exists" where torch moved it."""
-    if any(t is None and raised(y, "KeyError") and "already exists" in y.message
-           for t, y in e.pairs_where(lambda name, value: name.startswith("m."))):
-        return True
+    """Requires: after a step, a name sits in two places (registers or ``__dict__``) in the submission and
+    in one in torch; or registering it raised "attribute 'name' already exists" in the submission alone
+    while the name stays in a place torch moved it out of.
+
+    Neighbour: `check_name_refuses_own_register` (02, student_bugs.yaml) fails `random_assignment_sequences`
+    too, without a name left in another place: re-registering a parameter raises "already exists" while the
+    name sits in _parameters in both worlds (the name check refuses the register's own names)."""
+    refused = _refused_names(e)
+    if refused:
+        return any(set(_places(y).get(name, ())) - set(_places(t).get(name, ()))
+                   for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES) for name in refused)
     if _any_raised_differs(e):
         return False
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
@@ -72,6 +82,13 @@ def name_stays_in_old_register(e):
             if len(places) > 1 and len(places_t.get(name, ())) == 1:
                 return True
     return False
+
+
+def _refused_names(e) -> set[str]:
+    """The names whose registration raised KeyError "attribute 'name' already exists" in the
+    submission, where torch's same step raised nothing."""
+    return {found["name"] for t, y in e.pairs_where(lambda name, value: name.startswith("m."))
+            if t is None and raised(y, "KeyError") and (found := ALREADY_EXISTS.search(y.message))}
 
 
 def _any_raised_differs(e) -> bool:
@@ -108,19 +125,43 @@ def replacing_moves_to_the_end(e):
     _non_persistent_buffers_set too): registered values are not in __dict__, so object.__delattr__
     alone raises AttributeError for them""")
 def delattr_skips_registers(e):
-    """``del m.name`` worked in torch, and raised or left the name registered in the submission."""
-    for t, y in e.pairs_where(lambda name, value: name.startswith("del m.")):
-        if t is None and raised(y):
-            return True
+    """Requires: ``del m.name`` worked in torch; in the submission it raised and left the name in a register
+    (``_parameters``, ``_buffers``, ``_modules``) torch removed it from, or it worked and left the name in
+    ``_non_persistent_buffers_set`` with its buffer gone.
+
+    Neighbour: `delattr_ifs_not_elifs` (02, student_bugs.yaml) fails `delattr_removes_a_parameter` too,
+    without a name left registered: it removes the parameter, then also looks in __dict__ and raises
+    AttributeError (`if` where `elif` was meant)."""
+    deletions = [(name.removeprefix("del m."), t, y)
+                 for name, t, y in e.fields() if name.startswith("del m.") and t is None]
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
+        for name, _, result in deletions:
+            if raised(result) and any(name in _registered(y, r) and name not in _registered(t, r)
+                                      for r in REGISTER_NAMES):
+                return True
+            if result is None and name in _marked(y) and name not in _marked(t) + list(_registered(y, BUFFERS)):
+                return True
     return False
+
+
+def _marked(view: dict) -> list[str]:
+    """The names in a view's ``_non_persistent_buffers_set`` (none where the set is missing)."""
+    value = view.get(NON_PERSISTENT)
+    return value if isinstance(value, list) else []
 
 
 @misconception("non-persistent-not-recorded", "02", """
     register_buffer(name, tensor, persistent=False) adds name to _non_persistent_buffers_set (and
     persistent=True removes it): state_dict() leaves those buffers out""")
 def non_persistent_not_recorded(e):
-    """The buffers agree with torch's, the set of non-persistent names does not."""
-    return any(t[BUFFERS] == y.get(BUFFERS) and t[NON_PERSISTENT] != y.get(NON_PERSISTENT)
+    """Requires: the buffers agree with torch's; the submission's ``_non_persistent_buffers_set`` exists and
+    holds other names than torch's.
+
+    Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `wrong_kinds_raise` too,
+    without a set that exists: __init__ never creates it, so register_buffer raises AttributeError
+    after storing the buffer."""
+    return any(t[BUFFERS] == y.get(BUFFERS) and isinstance(y.get(NON_PERSISTENT), list)
+               and t[NON_PERSISTENT] != y[NON_PERSISTENT]
                for t, y in e.dicts_holding(BUFFERS, NON_PERSISTENT))
 
 
