@@ -35,7 +35,11 @@ def _moved_to_dict(e, register: str, wanted) -> bool:
     a submodule assigned to self must go into _modules: left in __dict__ it is never registered, and
     parameters(), state_dict() and .to() never see it""")
 def module_left_in_dict(e):
-    """torch registered a module in _modules where the submission keeps it in __dict__."""
+    """Requires: torch registered a module in _modules where the submission keeps that module in __dict__.
+
+    Neighbour: `setattr_module_keeps_old_registers` (02, student_bugs.yaml) fails `random_assignment_sequences`
+    too, without a module kept in __dict__: the module is in _modules, and the name's old value stays
+    beside it."""
     return _moved_to_dict(e, MODULES, lambda kind: kind is not None)
 
 
@@ -43,7 +47,12 @@ def module_left_in_dict(e):
     a Parameter assigned to self must be registered in _parameters (through register_parameter): kept in
     __dict__ it is an ordinary attribute that parameters(), state_dict() and the optimizer never see""")
 def parameter_left_in_dict(e):
-    """torch registered a Parameter in _parameters where the submission keeps that Parameter in __dict__."""
+    """Requires: torch registered a Parameter in _parameters where the submission keeps that Parameter in
+    __dict__.
+
+    Neighbour: `setattr_tensor_hides_parameter` (02, student_bugs.yaml) fails `random_assignment_sequences`
+    too, without a Parameter in __dict__: a plain tensor assigned to a parameter's name lands in __dict__
+    instead of raising TypeError."""
     return _moved_to_dict(e, PARAMETERS, lambda kind: kind == "Parameter")
 
 
@@ -51,7 +60,10 @@ def parameter_left_in_dict(e):
     only a Parameter is registered: a plain tensor assigned to self is an ordinary attribute (a buffer
     needs register_buffer), so __setattr__ checks isinstance(value, Parameter), not torch.Tensor""")
 def tensor_registered_as_parameter(e):
-    """torch keeps a plain Tensor in __dict__ where the submission registered it."""
+    """Requires: torch keeps a plain Tensor in __dict__ where the submission registered it.
+
+    Neighbour: `replacing_moves_to_the_end` (02, variants.yaml) fails `random_assignment_sequences` too,
+    without a plain tensor registered: a replaced value moves to the end of its register."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for name, kind in t[ATTRIBUTES].items():
             if kind == "Tensor" and any(name in _registered(y, r) for r in REGISTER_NAMES):
@@ -111,7 +123,10 @@ def _places(view: dict) -> dict[str, list[str]]:
     (register[name] = value); deleting the name first, or popping it, moves it to the end and changes
     the order of parameters() and state_dict()""")
 def replacing_moves_to_the_end(e):
-    """A register holds torch's names in another order."""
+    """Requires: a register of the submission holds torch's names in another order.
+
+    Neighbour: `old_register_kept` (02, variants.yaml) fails `random_assignment_sequences` too, without the
+    same names in another order: a name moved to _parameters stays in __dict__ as well."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             names_t, names_y = list(_registered(t, register)), list(_registered(y, register))
@@ -170,7 +185,11 @@ def non_persistent_not_recorded(e):
     add_module(name, None) keep name in the register with the value None, so that assigning None later,
     or a Parameter, finds the slot""")
 def none_slot_dropped(e):
-    """torch keeps a name with None in a register; the submission has no such name there, or a value in it."""
+    """Requires: torch keeps a name with None in a register; the submission has no such name there, or a
+    value under it.
+
+    Neighbour: `getattr_reads_parameters_only` (02, variants.yaml) fails `none_keeps_a_slot` too, without a
+    slot dropped: both slots are registered, but __getattr__ does not find m.head in _modules."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             ours = _registered(y, register)
@@ -184,11 +203,16 @@ def none_slot_dropped(e):
     registers: raise AttributeError("cannot assign parameters before Module.__init__() call"), which tells
     the author of the subclass to call super().__init__() first (register_buffer checks the same)""")
 def setattr_guard_missing(e):
-    """torch raised AttributeError for an assignment before super().__init__(); the submission did not,
-    though it registers the same assignments made after super().__init__() as torch does."""
+    """Requires: torch raised AttributeError for an assignment before super().__init__(); the submission raised
+    nothing, or another exception, though it registers the same assignments made after super().__init__()
+    as torch does.
+
+    Neighbour: `init_forgets_modules_register` (02, student_bugs.yaml) fails `assigning_before_super_init_raises`
+    too, without the assignments after super().__init__() registered as in torch: __init__ never creates
+    _modules, so a module assigned after super().__init__() raises as well."""
     control = e.pairs(WITH_SUPER_FIRST)
     return bool(control) and all(t == y for t, y in control) and any(
-        raised(t, "AttributeError") and not raised(y)
+        raised(t, "AttributeError") and not raised(y, "AttributeError")
         for before in BEFORE_SUPER for t, y in e.pairs(before))
 
 
@@ -197,8 +221,12 @@ def setattr_guard_missing(e):
     name raises TypeError "(Parameter or None expected)", to a module's name "(Module or None expected)";
     storing it silently hides the parameter behind a bare attribute""")
 def tensor_onto_parameter_name_accepted(e):
-    """torch raised TypeError "... expected" for an assignment onto a name registered alike in both
-    worlds; the submission raised nothing."""
+    """Requires: torch raised TypeError "... expected)" for an assignment onto a name registered alike in both
+    worlds; the submission raised nothing.
+
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `wrong_values_onto_registered_names_raise`
+    too, without a name registered alike: the module it assigns to sits in __dict__, so its name is no
+    module's to protect."""
     if any(t != y for t, y in e.pairs(REGISTERS_BEFORE)):
         return False
     return any(raised(t, "TypeError") and "expected)" in t.message and not raised(y)
@@ -210,7 +238,12 @@ def tensor_onto_parameter_name_accepted(e):
     dotted name, an empty name or one already used by another attribute, TypeError for a name that is not
     a string (dotted names would break the walk's names and state_dict keys)""")
 def bad_names_accepted(e):
-    """torch rejected a name (its message says so); the submission raised nothing."""
+    """Requires: torch rejected a name (KeyError or TypeError, its message about the name); the submission
+    raised nothing.
+
+    Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `dotted_names_raise` too,
+    without a bad name accepted: register_buffer raises AttributeError for every name, as the
+    non-persistent set was never created."""
     name_errors = ("contain", "empty string", "already exists", "name should be a string")
     return any(raised(t, "KeyError", "TypeError") and any(m in t.message for m in name_errors)
                and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
@@ -221,7 +254,11 @@ def bad_names_accepted(e):
     leaf (ValueError for a computed tensor), register_buffer a Tensor or None, add_module a Module or None
     (TypeError)""")
 def wrong_kind_accepted(e):
-    """torch rejected a value of the wrong kind; the submission raised nothing."""
+    """Requires: torch rejected a value of the wrong kind (TypeError or ValueError, its message about the
+    value); the submission raised nothing.
+
+    Neighbour: `persistent_flag_ignored` (02, variants.yaml) fails `wrong_kinds_raise` too, without a value
+    accepted: the buffer registers as in torch, but persistent=False is not recorded."""
     kind_errors = ("or None required)", "is not a Module subclass", "non-leaf")
     return any(raised(t, "TypeError", "ValueError") and any(m in t.message for m in kind_errors)
                and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
@@ -231,7 +268,11 @@ def wrong_kind_accepted(e):
     __getattr__ must look in _parameters, _buffers and _modules: registered values are not in __dict__,
     so Python calls __getattr__ for each of them""")
 def getattr_misses_a_register(e):
-    """Reading a registered name found it in torch and not in the submission."""
+    """Requires: reading a registered name found it in torch and not in the submission (False, or
+    AttributeError).
+
+    Neighbour: `getattr_raises_key_error` (02, variants.yaml) fails `getattr_reads_the_registers` too, without
+    a registered name missed: every registered name is found, and a missing one raises KeyError."""
     return any(t is True and (y is False or raised(y, "AttributeError"))
                for t, y in e.pairs_where(lambda name, value: " is m._" in name))
 
@@ -240,8 +281,12 @@ def getattr_misses_a_register(e):
     a name found nowhere must raise AttributeError ("'Module' object has no attribute 'x'"): hasattr(),
     getattr(m, name, default) and copy rely on exactly that exception""", on_raise=True)
 def getattr_raises_attribute_error(e):
-    """A missing name raised AttributeError in torch and something else (or nothing) in the submission;
-    or the submission's own __getattr__ raised another exception."""
+    """Requires: a missing name raised AttributeError in torch and something else (or nothing) in the
+    submission; or the submission's own __getattr__ raised another exception.
+
+    Neighbour: `getattr_misses_buffers` (02, student_bugs.yaml) fails `getattr_reads_the_registers` too,
+    without a missing name answered otherwise: m.nothing_here raises AttributeError as in torch, but a
+    registered buffer is not found."""
     if e.raised is not None:
         frames = e.raised.get("frames", [])
         return bool(frames) and frames[-1][2].endswith("__getattr__") and e.raised.get("type") != "AttributeError"
@@ -254,7 +299,11 @@ def getattr_raises_attribute_error(e):
     register_buffer(name, value, value.persistent); left in __dict__ it is a bare tensor that state_dict()
     and .to() never see""")
 def buffer_left_in_dict(e):
-    """torch registered a buffer in _buffers where the submission keeps that tensor in __dict__."""
+    """Requires: torch registered a buffer in _buffers where the submission keeps that tensor in __dict__.
+
+    Neighbour: `setattr_replaced_buffer_becomes_persistent` (02, student_bugs.yaml) fails
+    `buffer_assignment_registers` too, without a buffer in __dict__: the buffer is registered, but a plain
+    tensor replacing it makes it persistent."""
     return _moved_to_dict(e, BUFFERS, lambda kind: kind == "Tensor")
 
 
@@ -263,8 +312,12 @@ def buffer_left_in_dict(e):
     not in __dict__, so __dir__ adds their names to the class's and the instance's (leaving out names that
     start with a digit, such as a container's '0')""")
 def dir_misses_registers(e):
-    """dir() lacks names torch lists, each of them in the submission's own registers, and lists none torch
-    does not."""
+    """Requires: dir() lacks names torch lists, each of them in the submission's own registers, and lists
+    none torch does not.
+
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `dir_lists_registered_names` too, without a
+    registered name missing from dir(): the module is listed, but from __dict__, as it was never
+    registered."""
     yours_registered = {name.split(":")[0]: y for name, _, y in e.fields() if name.endswith(": the registered names")}
     for name, t, y in e.fields():
         if not (name.endswith(", the names above") and isinstance(t, list) and isinstance(y, list)):
