@@ -9,7 +9,7 @@ from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
 from ..shared.probes import ATTRIBUTES, BUFFERS, MODULES, NON_PERSISTENT, PARAMETERS
-from .views import BEFORE_SUPER, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
+from .views import BEFORE_SUPER, DIGIT_NAMES_IN_DIR, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
 
 REGISTER_NAMES = (PARAMETERS, BUFFERS, MODULES)
 # torch's message (and the reference's) for a name that is already an attribute of another kind.
@@ -313,7 +313,7 @@ def buffer_left_in_dict(e):
     start with a digit, such as a container's '0')""")
 def dir_misses_registers(e):
     """Requires: dir() lacks names torch lists, each of them in the submission's own registers, and lists
-    none torch does not.
+    none torch does not; or it lists names starting with a digit, where torch's lists none.
 
     Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `dir_lists_registered_names` too, without a
     registered name missing from dir(): the module is listed, but from __dict__, as it was never
@@ -326,4 +326,4 @@ def dir_misses_registers(e):
         missing = set(t) - set(y)
         if isinstance(registered, list) and missing and set(y) <= set(t) and missing <= set(registered):
             return True
-    return False
+    return any(t == [] and isinstance(y, list) and y for t, y in e.pairs(DIGIT_NAMES_IN_DIR))
