@@ -51,8 +51,8 @@ def parameter_left_in_dict(e):
     __dict__.
 
     Neighbour: `setattr_tensor_hides_parameter` (02, student_bugs.yaml) fails `random_assignment_sequences`
-    too, without a Parameter in __dict__: a plain tensor assigned to a parameter's name lands in __dict__
-    instead of raising TypeError."""
+    too, without a Parameter in __dict__: a value other than a Parameter or None assigned to a parameter's
+    name is accepted instead of raising TypeError."""
     return _moved_to_dict(e, PARAMETERS, lambda kind: kind == "Parameter")
 
 
@@ -126,7 +126,8 @@ def replacing_moves_to_the_end(e):
     """Requires: a register of the submission holds torch's names in another order.
 
     Neighbour: `old_register_kept` (02, variants.yaml) fails `random_assignment_sequences` too, without the
-    same names in another order: a name moved to _parameters stays in __dict__ as well."""
+    same names in another order: a Parameter assigned to a name held elsewhere is refused ("already
+    exists"), as the name is not taken out of its old place first."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             names_t, names_y = list(_registered(t, register)), list(_registered(y, register))
@@ -242,8 +243,8 @@ def bad_names_accepted(e):
     raised nothing.
 
     Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `dotted_names_raise` too,
-    without a bad name accepted: register_buffer raises AttributeError for every name, as the
-    non-persistent set was never created."""
+    without a bad name accepted: it rejects the bad names as torch does, but its registers lack the
+    non-persistent set, which __init__ never creates."""
     name_errors = ("contain", "empty string", "already exists", "name should be a string")
     return any(raised(t, "KeyError", "TypeError") and any(m in t.message for m in name_errors)
                and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))

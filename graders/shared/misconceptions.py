@@ -20,8 +20,8 @@ def missing_super_init(e):
     while running the __init__ of one of its own Module subclasses.
 
     Neighbour: `classifier_one_block_short` (09, student_bugs.yaml) fails `models_are_fixed_functions` too,
-    without an AttributeError about a register: one hidden layer too few, so the head meets an input of
-    the wrong width."""
+    without an AttributeError about a register: it builds one hidden layer too few, so it draws fewer
+    random weights than torch's and the random stream afterwards differs."""
     r = e.raised or {}
     own_init = any(function.endswith(".__init__") and not function.endswith("Module.__init__")
                    for _, _, function in r.get("frames", []))
