@@ -273,7 +273,8 @@ def getattr_misses_a_register(e):
     AttributeError).
 
     Neighbour: `getattr_raises_key_error` (02, variants.yaml) fails `getattr_reads_the_registers` too, without
-    a registered name missed: every registered name is found, and a missing one raises KeyError."""
+    a registered name missed: a missing name raises KeyError, which hasattr() lets through, so
+    registering the buffer raises before any name is read."""
     return any(t is True and (y is False or raised(y, "AttributeError"))
                for t, y in e.pairs_where(lambda name, value: " is m._" in name))
 
