@@ -194,7 +194,8 @@ def none_slot_dropped(e):
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             ours = _registered(y, register)
-            if any(kind is None and ours.get(name, "gone") is not None for name, kind in _registered(t, register).items()):
+            if any(kind is None and ours.get(name, "gone") is not None
+                   for name, kind in _registered(t, register).items()):
                 return True
     return False
 
