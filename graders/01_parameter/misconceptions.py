@@ -18,7 +18,10 @@ def _is_parameter(e) -> bool:
     requires_grad) re-labels data's storage as a Parameter; returning data itself (or a tensor made from
     it) gives a plain Tensor that no Module will register""")
 def new_returns_plain_tensor(e):
-    """torch made a Parameter where the submission's Parameter(data) is a plain Tensor."""
+    """Requires: torch made a Parameter where the submission's Parameter(data) is a plain Tensor.
+
+    Neighbour: `requires_grad_off_by_default` (01, variants.yaml) fails `is_a_tensor_that_requires_grad` too,
+    without a plain Tensor: its Parameter(data) is a Parameter that does not require grad."""
     return any(t == "Parameter" and y == "Tensor" for t, y in e.pairs(P_CLASS))
 
 
@@ -26,7 +29,12 @@ def new_returns_plain_tensor(e):
     a Parameter requires grad unless told otherwise: requires_grad defaults to True, so that
     backward() fills p.grad for the optimizer""")
 def requires_grad_default(e):
-    """Parameter(data) without requires_grad= does not require grad."""
+    """Requires: the submission's Parameter(data) is a Parameter, and without requires_grad= it does not
+    require grad where torch's does.
+
+    Neighbour: `new_returns_the_data` (01, variants.yaml) fails `is_a_tensor_that_requires_grad` too,
+    without a Parameter that lacks requires_grad: its Parameter(data) is data itself, a plain Tensor
+    that requires grad."""
     return _is_parameter(e) and any(t is True and y is False for t, y in e.pairs(P_REQUIRES_GRAD))
 
 
@@ -35,7 +43,11 @@ def requires_grad_default(e):
     no copy, so writing to data changes the Parameter; data.clone(), torch.tensor(data) or
     data.detach().clone() copy""")
 def parameter_copies_data(e):
-    """torch's Parameter shares data's storage, the submission's does not."""
+    """Requires: torch's Parameter shares data's storage, the submission's does not.
+
+    Neighbour: `operations_stay_parameters` (01, variants.yaml) fails `shares_storage_with_data` too,
+    without a storage of its own: its Parameter shares data's, but p.detach() stays a Parameter
+    (operations keep the class)."""
     return any(t is True and y is False for t, y in e.pairs(SHARES_STORAGE))
 
 
@@ -43,7 +55,11 @@ def parameter_copies_data(e):
     Parameter(data, requires_grad=False) must not require grad: pass requires_grad on to
     _make_subclass instead of always using True""")
 def requires_grad_ignored(e):
-    """Parameter(t, requires_grad=False) requires grad in the submission."""
+    """Requires: Parameter(t, requires_grad=False) (or Parameter(t, False)) requires grad in the submission.
+
+    Neighbour: `none_test_by_truthiness` (01, student_bugs.yaml) fails `requires_grad_false_is_kept` too,
+    without a Parameter that requires grad: `if not data` raises for a tensor of two elements (its truth
+    value is ambiguous)."""
     return any(t is False and y is True for t, y in
                e.pairs(KEYWORD_FALSE) + e.pairs(POSITIONAL_FALSE))
 
@@ -53,14 +69,22 @@ def requires_grad_ignored(e):
     _make_subclass(cls, data, requires_grad) sets the flag directly, while a tensor made by an operation
     (data * 1, data.requires_grad_() inside no_grad) does not require grad there""")
 def no_grad_drops_requires_grad(e):
-    """A Parameter made under torch.no_grad() does not require grad in the submission, one made outside does."""
+    """Requires: a Parameter made under torch.no_grad() does not require grad in the submission, one made
+    outside does (as in torch).
+
+    Neighbour: `requires_grad_off_by_default` (01, variants.yaml) fails `requires_grad_survives_no_grad`
+    too, without a Parameter made outside no_grad that requires grad: requires_grad defaults to False
+    everywhere."""
     return not e.differing(P_REQUIRES_GRAD) and any(
         t is True and y is False for t, y in e.pairs(UNDER_NO_GRAD))
 
 
 @misconception("default-data", "01", "Parameter() with no data holds an empty tensor: torch.empty(0)")
 def default_data(e):
-    """Parameter() is not an empty 1-D tensor in the submission."""
+    """Requires: Parameter() is not an empty 1-D tensor in the submission.
+
+    Neighbour: `new_returns_the_data` (01, variants.yaml) fails `default_is_empty` too, without a tensor of
+    another shape: Parameter() is torch.empty(0), but a plain Tensor."""
     return any(t.shape == (0,) and getattr(y, "shape", None) != (0,) for t, y in e.pairs(EMPTY))
 
 
@@ -69,7 +93,12 @@ def default_data(e):
     torch.nn.Parameter runs every torch function as on a plain tensor (__torch_function__ is
     torch._C._disabled_torch_function_impl), so only the Parameter you registered is a Parameter""")
 def operations_keep_parameter(e):
-    """torch's results of operations are plain Tensors where the submission's are Parameters."""
+    """Requires: torch's results of operations (or p.detach()) are plain Tensors where the submission's are
+    Parameters.
+
+    Neighbour: `requires_grad_off_by_default` (01, variants.yaml) fails `operations_return_plain_tensors`
+    too, without a result that stays a Parameter: the results are plain Tensors that do not require
+    grad, as the Parameter itself does not."""
     results = any(t == "Tensor" and y == "Parameter"
                   for kinds_t, kinds_y in e.pairs(RESULT_TYPES)
                   for t, y in zip(kinds_t.values(), kinds_y.values()))
@@ -80,7 +109,12 @@ def operations_keep_parameter(e):
     repr(p) is 'Parameter containing:' on its own line, then the tensor's own repr
     (tensor([...], requires_grad=True)), printed as for a plain tensor""")
 def repr_prefix(e):
-    """The submission's Parameter (a Parameter, with torch's requires_grad) prints otherwise than torch's."""
+    """Requires: the submission's Parameter (a Parameter, with torch's requires_grad) prints otherwise than
+    torch's.
+
+    Neighbour: `requires_grad_argument_ignored` (01, variants.yaml) fails `repr_says_parameter_containing`
+    too, without torch's requires_grad: Parameter(t, requires_grad=False) requires grad, so its repr
+    says so."""
     same_flags = all(t == y for t, y in e.pairs(FLAGS))
     return _is_parameter(e) and same_flags and bool(e.differing(REPR_TRAINED)
                                                    or e.differing(REPR_FROZEN))
@@ -91,7 +125,11 @@ def repr_prefix(e):
     object: __deepcopy__(memo) builds type(self)(self.detach().clone(), self.requires_grad) and records
     it in memo[id(self)], so a Parameter shared within a model is copied once""")
 def deepcopy_not_a_copy(e):
-    """The submission's Parameter itself is right, but its deep copy differs from torch's."""
+    """Requires: the submission's Parameter itself is right (class, requires_grad), but its deep copy
+    differs from torch's (class, identity, storage, requires_grad or sharing).
+
+    Neighbour: `requires_grad_argument_ignored` (01, variants.yaml) fails `survives_deepcopy` too, without
+    a right Parameter: Parameter(t, requires_grad=False) requires grad before anything is copied."""
     copy_fields = (COPY_CLASS, COPY_IS_P, COPY_SHARES_STORAGE, COPY_REQUIRES_GRAD,
                    COPIES_ONE_OBJECT)
     parameter_right = _is_parameter(e) and not e.differing(P_REQUIRES_GRAD)
@@ -103,7 +141,10 @@ def deepcopy_not_a_copy(e):
     Parameter again over the same data with the same requires_grad, as torch._utils._rebuild_parameter
     does; without it the loaded tensor is a plain Tensor or forgets requires_grad""")
 def pickle_loses_parameter(e):
-    """The submission's Parameter is right (class, requires_grad), but after torch.save and torch.load its
-    class, requires_grad or sharing differ."""
+    """Requires: the submission's Parameter is right (class, requires_grad), but after torch.save and
+    torch.load its class, requires_grad or sharing differ.
+
+    Neighbour: `pickle_reduces_itself` (01, student_bugs.yaml) fails `survives_save_and_load` too, without a
+    loaded copy to compare: saving raises, since its reduction pickles the Parameter itself, without end."""
     loaded_fields = (LOADED_CLASS, LOADED_REQUIRES_GRAD, LOADED_ONE_OBJECT)
     return _is_parameter(e) and not e.differing(P_REQUIRES_GRAD) and any(e.differing(f) for f in loaded_fields)

@@ -3,13 +3,17 @@
 ``_parameters``, ``_buffers``, ``_modules`` and ``__dict__`` hold."""
 from __future__ import annotations
 
+import re
+
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
 from ..shared.probes import ATTRIBUTES, BUFFERS, MODULES, NON_PERSISTENT, PARAMETERS
-from .views import BEFORE_SUPER, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
+from .views import BEFORE_SUPER, DIGIT_NAMES_IN_DIR, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
 
 REGISTER_NAMES = (PARAMETERS, BUFFERS, MODULES)
+# torch's message (and the reference's) for a name that is already an attribute of another kind.
+ALREADY_EXISTS = re.compile(r"attribute '(?P<name>[^']+)' already exists")
 
 
 def _registered(view: dict, register: str) -> dict:
@@ -31,7 +35,11 @@ def _moved_to_dict(e, register: str, wanted) -> bool:
     a submodule assigned to self must go into _modules: left in __dict__ it is never registered, and
     parameters(), state_dict() and .to() never see it""")
 def module_left_in_dict(e):
-    """torch registered a module in _modules where the submission keeps it in __dict__."""
+    """Requires: torch registered a module in _modules where the submission keeps that module in __dict__.
+
+    Neighbour: `setattr_module_keeps_old_registers` (02, student_bugs.yaml) fails `random_assignment_sequences`
+    too, without a module kept in __dict__: the module is in _modules, and the name's old value stays
+    beside it."""
     return _moved_to_dict(e, MODULES, lambda kind: kind is not None)
 
 
@@ -39,7 +47,12 @@ def module_left_in_dict(e):
     a Parameter assigned to self must be registered in _parameters (through register_parameter): kept in
     __dict__ it is an ordinary attribute that parameters(), state_dict() and the optimizer never see""")
 def parameter_left_in_dict(e):
-    """torch registered a Parameter in _parameters where the submission keeps that Parameter in __dict__."""
+    """Requires: torch registered a Parameter in _parameters where the submission keeps that Parameter in
+    __dict__.
+
+    Neighbour: `setattr_tensor_hides_parameter` (02, student_bugs.yaml) fails `random_assignment_sequences`
+    too, without a Parameter in __dict__: a value other than a Parameter or None assigned to a parameter's
+    name is accepted instead of raising TypeError."""
     return _moved_to_dict(e, PARAMETERS, lambda kind: kind == "Parameter")
 
 
@@ -47,7 +60,10 @@ def parameter_left_in_dict(e):
     only a Parameter is registered: a plain tensor assigned to self is an ordinary attribute (a buffer
     needs register_buffer), so __setattr__ checks isinstance(value, Parameter), not torch.Tensor""")
 def tensor_registered_as_parameter(e):
-    """torch keeps a plain Tensor in __dict__ where the submission registered it."""
+    """Requires: torch keeps a plain Tensor in __dict__ where the submission registered it.
+
+    Neighbour: `replacing_moves_to_the_end` (02, variants.yaml) fails `random_assignment_sequences` too,
+    without a plain tensor registered: a replaced value moves to the end of its register."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for name, kind in t[ATTRIBUTES].items():
             if kind == "Tensor" and any(name in _registered(y, r) for r in REGISTER_NAMES):
@@ -59,11 +75,17 @@ def tensor_registered_as_parameter(e):
     a name holds one thing: assigning a new kind of value to it removes the name from __dict__ and from
     the other registers first, or the old value keeps answering (__getattr__ finds it) and keeps being saved""")
 def name_stays_in_old_register(e):
-    """A name sits in two places (registers or __dict__) in the submission, in one in torch; or
-    registering a name that is an ordinary attribute raised "already exists" where torch moved it."""
-    if any(t is None and raised(y, "KeyError") and "already exists" in y.message
-           for t, y in e.pairs_where(lambda name, value: name.startswith("m."))):
-        return True
+    """Requires: after a step, a name sits in two places (registers or ``__dict__``) in the submission and
+    in one in torch; or registering it raised "attribute 'name' already exists" in the submission alone
+    while the name stays in a place torch moved it out of.
+
+    Neighbour: `check_name_refuses_own_register` (02, student_bugs.yaml) fails `random_assignment_sequences`
+    too, without a name left in another place: re-registering a parameter raises "already exists" while the
+    name sits in _parameters in both worlds (the name check refuses the register's own names)."""
+    refused = _refused_names(e)
+    if refused:
+        return any(set(_places(y).get(name, ())) - set(_places(t).get(name, ()))
+                   for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES) for name in refused)
     if _any_raised_differs(e):
         return False
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
@@ -72,6 +94,13 @@ def name_stays_in_old_register(e):
             if len(places) > 1 and len(places_t.get(name, ())) == 1:
                 return True
     return False
+
+
+def _refused_names(e) -> set[str]:
+    """The names whose registration raised KeyError "attribute 'name' already exists" in the
+    submission, where torch's same step raised nothing."""
+    return {found["name"] for t, y in e.pairs_where(lambda name, value: name.startswith("m."))
+            if t is None and raised(y, "KeyError") and (found := ALREADY_EXISTS.search(y.message))}
 
 
 def _any_raised_differs(e) -> bool:
@@ -94,7 +123,11 @@ def _places(view: dict) -> dict[str, list[str]]:
     (register[name] = value); deleting the name first, or popping it, moves it to the end and changes
     the order of parameters() and state_dict()""")
 def replacing_moves_to_the_end(e):
-    """A register holds torch's names in another order."""
+    """Requires: a register of the submission holds torch's names in another order.
+
+    Neighbour: `old_register_kept` (02, variants.yaml) fails `random_assignment_sequences` too, without the
+    same names in another order: a Parameter assigned to a name held elsewhere is refused ("already
+    exists"), as the name is not taken out of its old place first."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             names_t, names_y = list(_registered(t, register)), list(_registered(y, register))
@@ -108,19 +141,43 @@ def replacing_moves_to_the_end(e):
     _non_persistent_buffers_set too): registered values are not in __dict__, so object.__delattr__
     alone raises AttributeError for them""")
 def delattr_skips_registers(e):
-    """``del m.name`` worked in torch, and raised or left the name registered in the submission."""
-    for t, y in e.pairs_where(lambda name, value: name.startswith("del m.")):
-        if t is None and raised(y):
-            return True
+    """Requires: ``del m.name`` worked in torch; in the submission it raised and left the name in a register
+    (``_parameters``, ``_buffers``, ``_modules``) torch removed it from, or it worked and left the name in
+    ``_non_persistent_buffers_set`` with its buffer gone.
+
+    Neighbour: `delattr_ifs_not_elifs` (02, student_bugs.yaml) fails `delattr_removes_a_parameter` too,
+    without a name left registered: it removes the parameter, then also looks in __dict__ and raises
+    AttributeError (`if` where `elif` was meant)."""
+    deletions = [(name.removeprefix("del m."), t, y)
+                 for name, t, y in e.fields() if name.startswith("del m.") and t is None]
+    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
+        for name, _, result in deletions:
+            if raised(result) and any(name in _registered(y, r) and name not in _registered(t, r)
+                                      for r in REGISTER_NAMES):
+                return True
+            if result is None and name in _marked(y) and name not in _marked(t) + list(_registered(y, BUFFERS)):
+                return True
     return False
+
+
+def _marked(view: dict) -> list[str]:
+    """The names in a view's ``_non_persistent_buffers_set`` (none where the set is missing)."""
+    value = view.get(NON_PERSISTENT)
+    return value if isinstance(value, list) else []
 
 
 @misconception("non-persistent-not-recorded", "02", """
     register_buffer(name, tensor, persistent=False) adds name to _non_persistent_buffers_set (and
     persistent=True removes it): state_dict() leaves those buffers out""")
 def non_persistent_not_recorded(e):
-    """The buffers agree with torch's, the set of non-persistent names does not."""
-    return any(t[BUFFERS] == y.get(BUFFERS) and t[NON_PERSISTENT] != y.get(NON_PERSISTENT)
+    """Requires: the buffers agree with torch's; the submission's ``_non_persistent_buffers_set`` exists and
+    holds other names than torch's.
+
+    Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `wrong_kinds_raise` too,
+    without a set that exists: __init__ never creates it, so register_buffer raises AttributeError
+    after storing the buffer."""
+    return any(t[BUFFERS] == y.get(BUFFERS) and isinstance(y.get(NON_PERSISTENT), list)
+               and t[NON_PERSISTENT] != y[NON_PERSISTENT]
                for t, y in e.dicts_holding(BUFFERS, NON_PERSISTENT))
 
 
@@ -129,11 +186,16 @@ def non_persistent_not_recorded(e):
     add_module(name, None) keep name in the register with the value None, so that assigning None later,
     or a Parameter, finds the slot""")
 def none_slot_dropped(e):
-    """torch keeps a name with None in a register; the submission has no such name there, or a value in it."""
+    """Requires: torch keeps a name with None in a register; the submission has no such name there, or a
+    value under it.
+
+    Neighbour: `getattr_reads_parameters_only` (02, variants.yaml) fails `none_keeps_a_slot` too, without a
+    slot dropped: both slots are registered, but __getattr__ does not find m.head in _modules."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             ours = _registered(y, register)
-            if any(kind is None and ours.get(name, "gone") is not None for name, kind in _registered(t, register).items()):
+            if any(kind is None and ours.get(name, "gone") is not None
+                   for name, kind in _registered(t, register).items()):
                 return True
     return False
 
@@ -143,11 +205,16 @@ def none_slot_dropped(e):
     registers: raise AttributeError("cannot assign parameters before Module.__init__() call"), which tells
     the author of the subclass to call super().__init__() first (register_buffer checks the same)""")
 def setattr_guard_missing(e):
-    """torch raised AttributeError for an assignment before super().__init__(); the submission did not,
-    though it registers the same assignments made after super().__init__() as torch does."""
+    """Requires: torch raised AttributeError for an assignment before super().__init__(); the submission raised
+    nothing, or another exception, though it registers the same assignments made after super().__init__()
+    as torch does.
+
+    Neighbour: `init_forgets_modules_register` (02, student_bugs.yaml) fails `assigning_before_super_init_raises`
+    too, without the assignments after super().__init__() registered as in torch: __init__ never creates
+    _modules, so a module assigned after super().__init__() raises as well."""
     control = e.pairs(WITH_SUPER_FIRST)
     return bool(control) and all(t == y for t, y in control) and any(
-        raised(t, "AttributeError") and not raised(y)
+        raised(t, "AttributeError") and not raised(y, "AttributeError")
         for before in BEFORE_SUPER for t, y in e.pairs(before))
 
 
@@ -156,8 +223,12 @@ def setattr_guard_missing(e):
     name raises TypeError "(Parameter or None expected)", to a module's name "(Module or None expected)";
     storing it silently hides the parameter behind a bare attribute""")
 def tensor_onto_parameter_name_accepted(e):
-    """torch raised TypeError "... expected" for an assignment onto a name registered alike in both
-    worlds; the submission raised nothing."""
+    """Requires: torch raised TypeError "... expected)" for an assignment onto a name registered alike in both
+    worlds; the submission raised nothing.
+
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `wrong_values_onto_registered_names_raise`
+    too, without a name registered alike: the module it assigns to sits in __dict__, so its name is no
+    module's to protect."""
     if any(t != y for t, y in e.pairs(REGISTERS_BEFORE)):
         return False
     return any(raised(t, "TypeError") and "expected)" in t.message and not raised(y)
@@ -169,7 +240,12 @@ def tensor_onto_parameter_name_accepted(e):
     dotted name, an empty name or one already used by another attribute, TypeError for a name that is not
     a string (dotted names would break the walk's names and state_dict keys)""")
 def bad_names_accepted(e):
-    """torch rejected a name (its message says so); the submission raised nothing."""
+    """Requires: torch rejected a name (KeyError or TypeError, its message about the name); the submission
+    raised nothing.
+
+    Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `dotted_names_raise` too,
+    without a bad name accepted: it rejects the bad names as torch does, but its registers lack the
+    non-persistent set, which __init__ never creates."""
     name_errors = ("contain", "empty string", "already exists", "name should be a string")
     return any(raised(t, "KeyError", "TypeError") and any(m in t.message for m in name_errors)
                and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
@@ -180,7 +256,11 @@ def bad_names_accepted(e):
     leaf (ValueError for a computed tensor), register_buffer a Tensor or None, add_module a Module or None
     (TypeError)""")
 def wrong_kind_accepted(e):
-    """torch rejected a value of the wrong kind; the submission raised nothing."""
+    """Requires: torch rejected a value of the wrong kind (TypeError or ValueError, its message about the
+    value); the submission raised nothing.
+
+    Neighbour: `persistent_flag_ignored` (02, variants.yaml) fails `wrong_kinds_raise` too, without a value
+    accepted: the buffer registers as in torch, but persistent=False is not recorded."""
     kind_errors = ("or None required)", "is not a Module subclass", "non-leaf")
     return any(raised(t, "TypeError", "ValueError") and any(m in t.message for m in kind_errors)
                and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
@@ -190,7 +270,12 @@ def wrong_kind_accepted(e):
     __getattr__ must look in _parameters, _buffers and _modules: registered values are not in __dict__,
     so Python calls __getattr__ for each of them""")
 def getattr_misses_a_register(e):
-    """Reading a registered name found it in torch and not in the submission."""
+    """Requires: reading a registered name found it in torch and not in the submission (False, or
+    AttributeError).
+
+    Neighbour: `getattr_raises_key_error` (02, variants.yaml) fails `getattr_reads_the_registers` too, without
+    a registered name missed: a missing name raises KeyError, which hasattr() lets through, so
+    registering the buffer raises before any name is read."""
     return any(t is True and (y is False or raised(y, "AttributeError"))
                for t, y in e.pairs_where(lambda name, value: " is m._" in name))
 
@@ -199,8 +284,12 @@ def getattr_misses_a_register(e):
     a name found nowhere must raise AttributeError ("'Module' object has no attribute 'x'"): hasattr(),
     getattr(m, name, default) and copy rely on exactly that exception""", on_raise=True)
 def getattr_raises_attribute_error(e):
-    """A missing name raised AttributeError in torch and something else (or nothing) in the submission;
-    or the submission's own __getattr__ raised another exception."""
+    """Requires: a missing name raised AttributeError in torch and something else (or nothing) in the
+    submission; or the submission's own __getattr__ raised another exception.
+
+    Neighbour: `getattr_misses_buffers` (02, student_bugs.yaml) fails `getattr_reads_the_registers` too,
+    without a missing name answered otherwise: m.nothing_here raises AttributeError as in torch, but a
+    registered buffer is not found."""
     if e.raised is not None:
         frames = e.raised.get("frames", [])
         return bool(frames) and frames[-1][2].endswith("__getattr__") and e.raised.get("type") != "AttributeError"
@@ -213,7 +302,11 @@ def getattr_raises_attribute_error(e):
     register_buffer(name, value, value.persistent); left in __dict__ it is a bare tensor that state_dict()
     and .to() never see""")
 def buffer_left_in_dict(e):
-    """torch registered a buffer in _buffers where the submission keeps that tensor in __dict__."""
+    """Requires: torch registered a buffer in _buffers where the submission keeps that tensor in __dict__.
+
+    Neighbour: `setattr_replaced_buffer_becomes_persistent` (02, student_bugs.yaml) fails
+    `buffer_assignment_registers` too, without a buffer in __dict__: the buffer is registered, but a plain
+    tensor replacing it makes it persistent."""
     return _moved_to_dict(e, BUFFERS, lambda kind: kind == "Tensor")
 
 
@@ -222,8 +315,12 @@ def buffer_left_in_dict(e):
     not in __dict__, so __dir__ adds their names to the class's and the instance's (leaving out names that
     start with a digit, such as a container's '0')""")
 def dir_misses_registers(e):
-    """dir() lacks names torch lists, each of them in the submission's own registers, and lists none torch
-    does not."""
+    """Requires: dir() lacks names torch lists, each of them in the submission's own registers, and lists
+    none torch does not; or it lists names starting with a digit, where torch's lists none.
+
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `dir_lists_registered_names` too, without a
+    registered name missing from dir(): the module is listed, but from __dict__, as it was never
+    registered."""
     yours_registered = {name.split(":")[0]: y for name, _, y in e.fields() if name.endswith(": the registered names")}
     for name, t, y in e.fields():
         if not (name.endswith(", the names above") and isinstance(t, list) and isinstance(y, list)):
@@ -232,4 +329,4 @@ def dir_misses_registers(e):
         missing = set(t) - set(y)
         if isinstance(registered, list) and missing and set(y) <= set(t) and missing <= set(registered):
             return True
-    return False
+    return any(t == [] and isinstance(y, list) and y for t, y in e.pairs(DIGIT_NAMES_IN_DIR))

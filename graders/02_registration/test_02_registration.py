@@ -12,8 +12,9 @@ from .misconceptions import (bad_names_accepted, buffer_left_in_dict, delattr_sk
                              name_stays_in_old_register, non_persistent_not_recorded, none_slot_dropped,
                              parameter_left_in_dict, replacing_moves_to_the_end, setattr_guard_missing,
                              tensor_onto_parameter_name_accepted, tensor_registered_as_parameter, wrong_kind_accepted)
-from .views import (BUFFER_BEFORE_SUPER, HAS_NOTHING_HERE, MODULE_BEFORE_SUPER, NOTHING_HERE, PARAMETER_BEFORE_SUPER,
-                    REGISTERS_BEFORE, WITH_SUPER_FIRST, apply, bad_name_calls, deleted, names_in_dir, registered_names)
+from .views import (BUFFER_BEFORE_SUPER, DIGIT_NAMES_IN_DIR, HAS_NOTHING_HERE, MODULE_BEFORE_SUPER, NOTHING_HERE,
+                    PARAMETER_BEFORE_SUPER, REGISTERS_BEFORE, WITH_SUPER_FIRST, apply, bad_name_calls, deleted,
+                    names_in_dir, registered_names)
 
 # Where a value lands, or does not: the misconceptions any assignment can show.
 ROUTING = [module_left_in_dict, parameter_left_in_dict, tensor_registered_as_parameter,
@@ -275,7 +276,7 @@ def dir_lists_registered_names(nn):
     return {"m: the registered names": registered_names(m), "m: dir(m), the names above": names_in_dir(m),
             "layers: the registered names": registered_names(layers),
             "layers: dir(layers), the names above": names_in_dir(layers),
-            "names in dir(layers) starting with a digit": [name for name in dir(layers) if name[:1].isdigit()]}
+            DIGIT_NAMES_IN_DIR: [name for name in dir(layers) if name[:1].isdigit()]}
 
 
 @scenario(points=1)

@@ -18,6 +18,7 @@ BEFORE_SUPER = (PARAMETER_BEFORE_SUPER, MODULE_BEFORE_SUPER, BUFFER_BEFORE_SUPER
 REGISTERS_BEFORE = Field("registers before")
 NOTHING_HERE = Field("m.nothing_here")
 HAS_NOTHING_HERE = Field("hasattr(m, 'nothing_here')")
+DIGIT_NAMES_IN_DIR = Field("names in dir(layers) starting with a digit")
 
 
 def deleted(m, names) -> dict:

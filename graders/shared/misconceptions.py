@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from modlab.grading.catalog import misconception
+from modlab.grading.evidence import raised
 
 from .probes import ATTRIBUTES, HOOK_LOG, PARAMETERS, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE, REPLACING_CALLS
 
@@ -15,8 +16,12 @@ REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__i
     first attribute is assigned, so a Module subclass's __init__ calls super().__init__() first""",
                on_raise=True)
 def missing_super_init(e):
-    """The submission raised AttributeError about a missing register (or "before Module.__init__()")
-    while running the __init__ of one of its own Module subclasses."""
+    """Requires: the submission raised AttributeError about a missing register (or "before Module.__init__()")
+    while running the __init__ of one of its own Module subclasses.
+
+    Neighbour: `classifier_one_block_short` (09, student_bugs.yaml) fails `models_are_fixed_functions` too,
+    without an AttributeError about a register: it builds one hidden layer too few, so it draws fewer
+    random weights than torch's and the random stream afterwards differs."""
     r = e.raised or {}
     own_init = any(function.endswith(".__init__") and not function.endswith("Module.__init__")
                    for _, _, function in r.get("frames", []))
@@ -27,7 +32,12 @@ def missing_super_init(e):
     a bare tensor where a Parameter was meant: only Parameter objects are registered in _parameters and
     handed to the optimizer, so a layer's weights are nn.Parameter(torch.empty(...)), initialised in place""")
 def bare_tensor(e):
-    """torch registered a Parameter in _parameters where the submission holds a plain Tensor attribute."""
+    """Requires: torch registered a Parameter in _parameters where the submission holds a plain Tensor
+    attribute of that name.
+
+    Neighbour: `linear_init_default_kaiming` (08, variants.yaml) fails `linear_trains_with_torch_optim` too,
+    without a plain Tensor attribute: weight and bias are registered Parameters, drawn by another
+    initialisation."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         registered = t[PARAMETERS] if isinstance(t[PARAMETERS], dict) else {}
         for name, kind in registered.items():
@@ -61,7 +71,15 @@ def hook_logs(e):
     forward hooks, so code that runs a module (a container, a parent's forward) calls child(x), never
     child.forward(x)""")
 def forward_called_directly(e):
-    """A module's hooks all ran in torch and none of them in the submission, which ran no hook torch did not."""
+    """Requires: a module's hooks all ran in torch and none of them in the submission, which ran no hook
+    torch did not, and no call raised in the submission where torch's returned or raised another
+    exception (a call that raises explains hooks that never ran).
+
+    Neighbour: `pre_hook_stored_with_forward_hooks` (04, student_bugs.yaml) fails `pre_hook_replaces_the_input`
+    too, without calls that return: the pre-hook lands in the forward hooks' table, so calling it with the
+    output raises TypeError and no hook is logged."""
+    if any(raised(y) and not raised(t, y.type) for _, t, y in e.fields()):
+        return False
     for t, y in hook_logs(e):
         hooks_t, hooks_y = hook_entries(t), hook_entries(y)
         silent = {hook_module(entry) for entry in hooks_t} - {hook_module(entry) for entry in hooks_y}
@@ -74,8 +92,11 @@ def forward_called_directly(e):
     a hook's return value matters: a forward pre-hook that returns something replaces the input, a forward
     hook that returns something replaces the output (and the next hook sees the replacement); None keeps them""")
 def hook_return_ignored(e):
-    """Every hook ran as in torch (the hook log agrees), and a call made with a replacing hook returned
-    something else."""
+    """Requires: every hook ran as in torch (the hook logs agree), and a call made with a replacing hook
+    returned something else, not only the call whose pre-hook returns a single value.
+
+    Neighbour: `pre_hook_value_not_wrapped` (04, variants.yaml) fails `pre_hook_replaces_the_input` too,
+    without a tuple's replacement lost: only a single value returned by a pre-hook goes unwrapped."""
     logs = hook_logs(e)
     logs_agree = bool(logs) and all(t == y for t, y in logs)
     replaced = [pair for call in REPLACING_CALLS for pair in e.pairs(call)]
