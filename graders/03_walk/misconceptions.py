@@ -10,7 +10,7 @@ from modlab.grading.catalog import misconception
 from modlab.grading.evidence import named, names, raised
 
 from ..shared.probes import NON_PERSISTENT_NAMES
-from .views import ALIASES, BODY_IN_MEMO, IS_REGISTERED_OBJECT, MEMO_SIZE, NAMED_MODULES, ROOT_IN_MEMO
+from .views import ALIASES, IS_REGISTERED_OBJECT, MEMO_FILLED, MEMO_SIZE, NAMED_MODULES, SAME_MODULE, SAME_OBJECT
 
 PREFIX = re.compile(r"prefix='([^']*)'")
 
@@ -54,7 +54,11 @@ def tied_twice(e):
     a module reachable under two names is one module: named_modules() remembers the modules it yielded
     (the memo set, by identity) and yields each once, under its first name, unless remove_duplicate=False""")
 def shared_module_twice(e):
-    """named_modules() yields torch's names plus aliases torch yields only with remove_duplicate=False."""
+    """Requires: named_modules() yields torch's names plus aliases torch yields only with remove_duplicate=False,
+    and a memo handed to named_modules() ends as full as torch's (the walk records each module, then never looks).
+    """
+    if not any(t == y for t, y in e.pairs(MEMO_FILLED)):
+        return False
     for field, want, got, _, _ in walks(e, of="named_modules"):
         missing, extra = _gaps(want, got)
         if extra and not missing and set(extra) <= _aliases(e):
@@ -66,12 +70,24 @@ def shared_module_twice(e):
     remove_duplicate=False yields a tied Parameter or a shared module under every name it is registered as:
     the walk must then neither record nor skip what it has seen""")
 def remove_duplicate_ignored(e):
-    """A remove_duplicate=False walk lacks names torch yields, and has none torch lacks."""
-    for field, want, got, _, _ in walks(e, of="remove_duplicate=False", without=""):
-        missing, extra = _gaps(want, got)
-        if missing and not extra:
+    """Requires: a remove_duplicate=False walk yields each object under its first name only, where torch
+    yields it under every name (the scenario marks which items are the same object)."""
+    for want, got, same in _marked_walks(e):
+        first_names = [name for index, name in enumerate(want) if same[index] == index]
+        if first_names != want and got == first_names:
             return True
     return False
+
+
+def _marked_walks(e) -> list[tuple[list, list, list]]:
+    """``(torch names, your names, torch's same-object marks)`` of each remove_duplicate=False walk observed
+    beside the marks of which of its items are the same object (:func:`~graders.shared.probes.first_occurrences`)."""
+    found = []
+    for same, of_modules in ((SAME_OBJECT, False), (SAME_MODULE, True)):
+        for t, y in e.dicts_holding(same):
+            found += [(names(t[field]), names(y[field]), t[same]) for field in t if field in y and (
+                field == ALIASES or "remove_duplicate=False" in field and ("named_modules" in field) == of_modules)]
+    return found
 
 
 def _module_of(name: str, modules_walk: bool) -> str:
@@ -150,12 +166,19 @@ def dotted_names(e):
     (prefix='model' gives 'model.weight', and named_modules yields the module itself as 'model'),
     and the recursive calls pass the child's full dotted name on as their prefix""")
 def prefix_ignored(e):
-    """With a prefix, the submission yields torch's names without that prefix."""
-    for field, want, got, _, _ in walks(e, without=""):
-        found = PREFIX.search(field)
-        if found and found.group(1) and want != got and got == [_strip(n, found.group(1)) for n in want]:
-            return True
-    return False
+    """Requires: every walk without a prefix yields torch's names, dotted ones among them (names are joined
+    right), and a walk with a prefix yields torch's names without that prefix."""
+    plain = [(want, got) for field, want, got, _, _ in walks(e, without="") if not _prefix(field)]
+    if not plain or any(want != got for want, got in plain) or not any("." in n for want, _ in plain for n in want):
+        return False
+    return any(_prefix(field) and want != got and got == [_strip(n, _prefix(field)) for n in want]
+               for field, want, got, _, _ in walks(e, without=""))
+
+
+def _prefix(field: str) -> str:
+    """The prefix a walk's field names (``prefix='model'``), or ``""``."""
+    found = PREFIX.search(field)
+    return found.group(1) if found else ""
 
 
 def _strip(name: str, prefix: str) -> str:
@@ -178,8 +201,7 @@ def none_slot_yielded(e):
 def recurse_ignored(e):
     """With recurse=False, the submission yields torch's names plus names of members of submodules."""
     for field, want, got, _, _ in walks(e, without=""):
-        found = PREFIX.search(field)
-        depth = (found.group(1).count(".") + 1) if found and found.group(1) else 0
+        depth = _prefix(field).count(".") + 1 if _prefix(field) else 0
         missing, extra = _gaps(want, got)
         if "recurse=False" in field and extra and not missing and all(n.count(".") > depth for n in extra):
             return True
@@ -202,10 +224,11 @@ def walk_yields_copies(e):
     named_children() yields each direct child once (a child registered under two names only under the
     first), and never a grandchild: it reads _modules of this module only""")
 def children_not_distinct(e):
-    """named_children() yields names torch does not: repeats of a child, or deeper modules."""
-    for field, want, got, _, _ in walks(e, of="named_children"):
+    """Requires: named_children() yields, besides torch's names, names of modules torch does not yield
+    (repeats of a child, or deeper modules), none of them an empty (None) slot."""
+    for field, want, got, _, y in walks(e, of="named_children"):
         missing, extra = _gaps(want, got)
-        if extra and not missing:
+        if extra and not missing and all(named(y).get(name) is not None for name in extra):
             return True
     return False
 
@@ -214,12 +237,15 @@ def children_not_distinct(e):
     named_modules(memo) shares one set with its recursive calls: a module already in memo is skipped with
     everything below it, and each module yielded is added to it""")
 def memo_ignored(e):
-    """A walk given a memo yields, with torch's names, modules torch skipped; or fills the memo otherwise."""
+    """Requires: a walk given a memo yields, besides torch's names, modules torch skipped as already in it,
+    and the memo ends holding fewer modules than torch's (the recursive calls did not share it)."""
+    if not any(isinstance(t, int) and isinstance(y, int) and y < t for t, y in e.pairs(MEMO_SIZE)):
+        return False
     for field, want, got, _, _ in walks(e, of="memo="):
         missing, extra = _gaps(want, got)
         if extra and not missing:
             return True
-    return bool(e.differing(MEMO_SIZE) or e.differing(ROOT_IN_MEMO) or e.differing(BODY_IN_MEMO))
+    return False
 
 
 @misconception("non-persistent-not-walked", "03", """
