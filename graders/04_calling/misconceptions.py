@@ -258,26 +258,33 @@ def _own_and_below(names: list[str], path: str) -> tuple[list[str], list[str]]:
 def with_kwargs_ignored(e):
     """Requires: a call returned in torch and raised TypeError "... positional argument ..." in the submission
     (a hook was called with too few arguments), and the with_kwargs pre-hooks' record differs from torch's (they
-    were not handed their kwargs); or a hook registered with with_kwargs=True is missing from its with_kwargs
-    table, where torch's holds it.
+    were not handed their kwargs); or the with_kwargs forward hooks ran as often as torch's and recorded other
+    keyword arguments (they were handed something else in their place); or a hook registered with
+    with_kwargs=True is missing from its with_kwargs table, where torch's holds it.
 
     Neighbour: `call_forward_hook_reads_pre_hook_marks` (04, student_bugs.yaml) fails `kwargs_hooks` too,
     without a pre-hook record that differs: it looks forward hooks up in the pre-hooks' with_kwargs table, so
-    only a forward hook is called without its kwargs.
+    only a forward hook is called without its kwargs (it raises before it records anything).
     """
     if any(t is True and y is False for t, y in e.pairs(PRE_HOOK_KWARGS_MARKED) + e.pairs(HOOK_KWARGS_MARKED)):
+        return True
+    records = e.pairs(KWARGS_HOOKS_SAW)
+    if any(_hook_kwargs(t, "post") != _hook_kwargs(y, "post") and len(_hook_kwargs(t, "post")) == len(
+            _hook_kwargs(y, "post")) for t, y in records):
         return True
     calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
     if not any(not raised(t) and raised(y, "TypeError") and "positional argument" in y.message for t, y in calls):
         return False
-    return any(_pre_hook_record(t) != _pre_hook_record(y) for t, y in e.pairs(KWARGS_HOOKS_SAW))
+    return any(_hook_kwargs(t, "pre") != _hook_kwargs(y, "pre") for t, y in records)
 
 
-def _pre_hook_record(seen) -> list | None:
-    """The entries the with_kwargs pre-hooks wrote (``["pre", len(args), kwargs names]``)."""
+def _hook_kwargs(seen, kind: str) -> list:
+    """The keyword arguments the with_kwargs hooks of a kind (``"pre"`` or ``"post"``) recorded, one entry a call:
+    they write ``["pre", len(args), kwargs names]`` and ``["post", kwargs names, output]``."""
     if not isinstance(seen, list):
-        return None
-    return [entry for entry in seen if isinstance(entry, list) and entry[:1] == ["pre"]]
+        return []
+    entries = [entry for entry in seen if isinstance(entry, list) and len(entry) == 3 and entry[0] == kind]
+    return [entry[2] if kind == "pre" else entry[1] for entry in entries]
 
 
 @misconception("always-call-ignored", "04", """
