@@ -83,9 +83,9 @@ def remove_duplicate_ignored(e):
     """Requires: a remove_duplicate=False walk yields each object under its first name only, where torch yields
     it under every name (the scenario marks which items are the same object).
 
-    Neighbour: `named_modules_stops_at_children` (03, student_bugs.yaml) fails
-    `remove_duplicate_false_yields_every_name` too, without a walk of first names only: named_modules() does not
-    recurse, so it lacks the deeper names and still yields the shared layer under `second`.
+    Neighbour: `tied_weights_counted_twice` (03, variants.yaml) fails `tied_weights_are_yielded_once` too,
+    without a walk of first names only: it never records what it yielded, so its remove_duplicate=False walk is
+    right and its remove_duplicate=True walk yields the tied weight twice.
     """
     for want, got, same in _marked_walks(e):
         first_names = [name for index, name in enumerate(want) if same[index] == index]
@@ -273,8 +273,8 @@ def children_not_distinct(e):
     """Requires: named_children() yields, besides torch's names, names of modules torch does not yield (repeats
     of a child, or deeper modules), none of them an empty (None) slot.
 
-    Neighbour: `named_children_yields_none_slots` (03, student_bugs.yaml) fails `random_trees_named_modules`
-    too, without an extra child that is a module: the extra names are the empty slots it yields.
+    Neighbour: `shared_module_walked_twice` (03, variants.yaml) fails `shared_modules_are_yielded_once` too,
+    without extra children: named_children() is right, named_modules() yields the shared layer under every name.
     """
     for field, want, got, _, y in walks(e, of="named_children"):
         missing, extra = _gaps(want, got)

@@ -17,8 +17,9 @@ def layers_in_a_plain_list(e):
     """Requires: the submission's model has none of torch's parameters under some attribute (all of ``blocks.*``)
     and no parameter torch's lacks; or training leaves layers unchanged that torch's training changes.
 
-    Neighbour: `classifier_one_block_short` (09, student_bugs.yaml) fails `classifier_matches_the_seed` too,
-    without an attribute left unregistered: it builds one hidden block too few, so only ``blocks.2.*`` is missing.
+    Neighbour: `classifier_one_block_short` (09, student_bugs.yaml) fails `registration_table_before_and_after`
+    too, without an attribute left unregistered: it builds one hidden block too few, so only ``blocks.2.*`` is
+    missing.
     """
     for field, t, y in e.fields():
         want, got = names(t), names(y)
