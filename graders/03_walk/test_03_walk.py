@@ -16,9 +16,9 @@ from .misconceptions import (children_first, children_not_distinct, dotted_names
                              lookup_raises_key_error, memo_ignored, non_persistent_not_walked, none_slot_yielded,
                              prefix_ignored, recurse_ignored, remove_duplicate_ignored, shared_module_twice, tied_twice,
                              walk_order, walk_yields_copies)
-from .views import (ALIASES, BODY_IN_MEMO, IS_REGISTERED_OBJECT, MEMO_SIZE, NAMED_MODULES, ROOT_IN_MEMO,
-                    batch_norm_like, deduplicated, encoder_decoder, lookups, ripeness_net, shared_layer, three_levels,
-                    tied_autoencoder)
+from .views import (ALIASES, BODY_IN_MEMO, IS_REGISTERED_OBJECT, MEMO_FILLED, MEMO_SIZE, NAMED_MODULES, ROOT_IN_MEMO,
+                    SAME_MODULE, SAME_OBJECT, batch_norm_like, deduplicated, encoder_decoder, lookups, ripeness_net,
+                    shared_layer, three_levels, tied_autoencoder)
 
 # What any walk of names can show.
 NAMES = [walk_order, children_first, dotted_names, prefix_ignored, none_slot_yielded]
@@ -66,7 +66,10 @@ def tied_weights_are_yielded_once(nn):
 def shared_modules_are_yielded_once(nn):
     """a module registered under several names is walked once, under its first name"""
     root = shared_layer(nn)
-    return {**deduplicated(root, "named_modules"), "root.named_children()": named_types(root.named_children()),
+    memo = set()
+    list(root.named_modules(memo=memo))
+    return {**deduplicated(root, "named_modules"), MEMO_FILLED: len(memo),
+            "root.named_children()": named_types(root.named_children()),
             "root.named_parameters()": named_shapes(root.named_parameters()),
             "len(list(root.modules()))": len(list(root.modules())),
             "len(list(root.children()))": len(list(root.children()))}
@@ -81,9 +84,9 @@ def remove_duplicate_false_yields_every_name(nn):
         modules = list(root.named_modules(remove_duplicate=False))
         observed[label] = {
             "root.named_parameters(remove_duplicate=False)": named_shapes(parameters),
-            "which are the same object": first_occurrences([p for _, p in parameters]),
+            SAME_OBJECT: first_occurrences([p for _, p in parameters]),
             "root.named_modules(remove_duplicate=False)": named_types(modules),
-            "which modules are the same object": first_occurrences([m for _, m in modules])}
+            SAME_MODULE: first_occurrences([m for _, m in modules])}
     return observed
 
 
@@ -169,7 +172,7 @@ def random_trees_named_parameters(nn, spec):
             NAMED_MODULES: named_types(root.named_modules()),
             ALIASES: [name for name, _ in every],
             "root.named_parameters(remove_duplicate=False)": named_shapes(every),
-            "which are the same object": first_occurrences([p for _, p in every]),
+            SAME_OBJECT: first_occurrences([p for _, p in every]),
             "each is the registered object": all(p is lookup(root, name) for name, p in every)}
 
 
@@ -182,11 +185,10 @@ def random_trees_named_buffers(nn, spec):
             NAMED_MODULES: named_types(root.named_modules()),
             ALIASES: [name for name, _ in root.named_buffers(remove_duplicate=False)],
             "root.named_buffers(prefix='net', remove_duplicate=False)": named_shapes(every),
-            "which are the same object": first_occurrences([b for _, b in every])}
+            SAME_OBJECT: first_occurrences([b for _, b in every])}
 
 
-@scenario(points=3, specs=TREES, shown=tree_code, examples=40,
-          misconceptions=[*NAMES, shared_module_twice, children_not_distinct])
+@scenario(points=3, specs=TREES, shown=tree_code, examples=40, misconceptions=[*NAMES, children_not_distinct])
 def random_trees_named_modules(nn, spec):
     """on random trees, named_modules and named_children give torch's names and order"""
     root = build_tree(nn, spec)
@@ -194,7 +196,7 @@ def random_trees_named_modules(nn, spec):
     return {NAMED_MODULES: named_types(root.named_modules()),
             ALIASES: [name for name, _ in every],
             "root.named_modules(remove_duplicate=False)": named_types(every),
-            "which modules are the same object": first_occurrences([m for _, m in every]),
+            SAME_MODULE: first_occurrences([m for _, m in every]),
             "root.named_children()": named_types(root.named_children()),
             "len(list(root.modules()))": len(list(root.modules()))}
 

@@ -8,7 +8,7 @@ import torch
 from modlab.grading import attempt
 from modlab.grading.fields import Field
 
-from ..shared.probes import kind, named_shapes, named_types
+from ..shared.probes import first_occurrences, kind, named_shapes, named_types
 from ..shared.trees import leaf_class
 
 # The fields scenarios observe under and detectors read, each defined once here.
@@ -18,6 +18,9 @@ IS_REGISTERED_OBJECT = Field("is the registered object")
 MEMO_SIZE = Field("len(memo)")
 ROOT_IN_MEMO = Field("root in memo")
 BODY_IN_MEMO = Field("root.body in memo")
+MEMO_FILLED = Field("len(memo) after list(root.named_modules(memo=memo))")
+SAME_OBJECT = Field("which are the same object")
+SAME_MODULE = Field("which modules are the same object")
 
 
 def ripeness_net(nn, extras_registered: bool):
@@ -73,11 +76,14 @@ def tied_autoencoder(nn):
 
 
 def deduplicated(root, walk: str) -> dict:
-    """A walk as it is, its modules, and what remove_duplicate=False yields (the aliases torch skips)."""
-    view = named_types if walk == "named_modules" else named_shapes
-    return {f"root.{walk}()": view(getattr(root, walk)()),
+    """A walk as it is, its modules, and what remove_duplicate=False yields (the aliases torch skips),
+    with which of those are the same object."""
+    modules = walk == "named_modules"
+    every = list(getattr(root, walk)(remove_duplicate=False))
+    return {f"root.{walk}()": (named_types if modules else named_shapes)(getattr(root, walk)()),
             NAMED_MODULES: named_types(root.named_modules()),
-            ALIASES: [name for name, _ in getattr(root, walk)(remove_duplicate=False)]}
+            ALIASES: [name for name, _ in every],
+            SAME_MODULE if modules else SAME_OBJECT: first_occurrences([value for _, value in every])}
 
 
 def shared_layer(nn):

@@ -4,13 +4,17 @@ Hook scenarios return a ``hook log`` of entries ``"pre <module>"`` and
 by name; gradient scenarios each parameter's ``.grad`` by name."""
 from __future__ import annotations
 
+import re
+
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import TensorView, named, raised
 
 from ..shared.misconceptions import hook_logs, single_value_case
 from .views import (ALWAYS_CALLED_LOG, BACKWARD_LOG, FORWARD_HOOKS_SIZE, FORWARD_PRE_HOOKS_SIZE, GRAD_ZEROED,
-                    GRADS_AFTER, GRADS_AFTER_ZEROING, HISTORY_CUT, KWARGS_HOOKS_SAW, MESSAGES_NAME_THE_CLASS,
-                    REQUIRES_GRAD_AFTER, TRAINING_MODES)
+                    GRADS_AFTER, GRADS_AFTER_ZEROING, HISTORY_CUT, HOOK_KWARGS_MARKED, KWARGS_HOOKS_SAW,
+                    MESSAGES_NAME_THE_CLASS, PRE_HOOK_KWARGS_MARKED, REQUIRES_GRAD_AFTER, TRAINING_MODES)
+
+REQUIRES_GRAD_CALLED = re.compile(r"root((?:\.\w+)*)\.requires_grad_\(")  # the path of the module called
 
 
 @misconception("pre-hook-result-not-wrapped", "04", """
@@ -18,7 +22,11 @@ from .views import (ALWAYS_CALLED_LOG, BACKWARD_LOG, FORWARD_HOOKS_SIZE, FORWARD
     __call__ wraps it into a one-element tuple before forward(*args), or the tensor itself is unpacked
     into arguments""")
 def pre_hook_result_not_wrapped(e):
-    """A pre-hook returning a tuple works as in torch, one returning a single value does not."""
+    """Requires: a pre-hook returning a tuple works as in torch, one returning a single value does not.
+
+    Neighbour: `pre_hooks_results_ignored` (04, student_bugs.yaml) fails `pre_hook_replaces_the_input` too,
+    without the tuple case working: it ignores every pre-hook's return value, a tuple's included.
+    """
     return single_value_case(e)
 
 
@@ -26,7 +34,11 @@ def pre_hook_result_not_wrapped(e):
     prepend=True puts the new hook first in its table (hooks.move_to_end(id, last=False)): hooks run in
     table order, so it runs before the hooks registered earlier""")
 def prepend_ignored(e):
-    """The hooks ran as in torch, but the hooks registered with prepend=True did not run first."""
+    """Requires: the hooks ran as in torch, but the hooks registered with prepend=True did not run first.
+
+    Neighbour: `call_skips_the_hooks` (04, variants.yaml) fails `hooks_run_in_order_around_forward` too, without
+    the hooks running as in torch: __call__ runs forward alone, so no hook runs.
+    """
     for t, y in hook_logs(e):
         if t != y and sorted(t) == sorted(y) and any("first" in entry for entry in t):
             first_t = [i for i, entry in enumerate(t) if "first" in entry]
@@ -40,7 +52,13 @@ def prepend_ignored(e):
     handle.remove() deletes the hook from the table it was stored in, under the handle's id, so that it
     never runs again (and removing twice does nothing); leaving the with block removes it too""")
 def handle_remove_keeps_the_hook(e):
-    """After a removal, the submission's log still shows a removed hook, or the tables are larger than torch's."""
+    """Requires: after a removal, the submission's log still shows a removed hook, or the tables are larger than
+    torch's.
+
+    Neighbour: `remove_uses_the_weakref_itself` (04, student_bugs.yaml) fails `handle_remove_unregisters` too,
+    without a removed hook that still runs: handle.remove() fails on the weak reference itself instead of the
+    table it points to.
+    """
     for t, y in hook_logs(e):
         if len(y) > len(t) and set(y) <= set(t) | {entry for entry in y if not entry.startswith("|")}:
             markers_t = [entry for entry in t if entry.startswith("|")]
@@ -54,16 +72,32 @@ def handle_remove_keeps_the_hook(e):
     Module.forward raises NotImplementedError naming the module's class, as torch does:
     Module [NoForward] is missing the required "forward" function""")
 def missing_forward_message(e):
-    """forward raised NotImplementedError in both worlds, but the submission's message does not name the class."""
-    return any(t is True and y is False for checks_t, checks_y in e.pairs(MESSAGES_NAME_THE_CLASS)
-               for t, y in zip(checks_t, checks_y))
+    """Requires: a call without forward raised NotImplementedError in both worlds, and the submission's message
+    does not name the module's class where torch's does; or none of those calls raised in the submission,
+    forward called directly included (forward returns).
+
+    Neighbour: `call_swallows_exceptions` (04, student_bugs.yaml) fails `missing_forward_raises` too, without an
+    unnamed class or a forward that returns: __call__ swallows the NotImplementedError and returns None, while
+    forward called directly raises torch's message.
+    """
+    calls = e.pairs_where(lambda name, value: raised(value, "NotImplementedError"))  # in the order the messages are
+    if calls and not any(raised(y) for _, y in calls):
+        return True
+    return any(t is True and y is False and raised(call_y, "NotImplementedError")
+               for checks_t, checks_y in e.pairs(MESSAGES_NAME_THE_CLASS)
+               for t, y, (_, call_y) in zip(checks_t, checks_y, calls))
 
 
 @misconception("exceptions-swallowed", "04", """
     an exception raised in a pre-hook, in forward or in a hook must reach the caller unchanged: __call__ does
     not catch it (a try/except that returns None hides the error and hands back nothing)""")
 def exceptions_swallowed(e):
-    """The hooks ran as in torch, and torch raised from a call where the submission returned without raising."""
+    """Requires: the hooks ran as in torch, and torch raised from a call where the submission returned without
+    raising.
+
+    Neighbour: `call_skips_the_hooks` (04, variants.yaml) fails `exceptions_propagate` too, without the hooks
+    running as in torch: __call__ runs forward alone, so a raising hook never runs.
+    """
     logs = hook_logs(e)
     return bool(logs) and all(t == y for t, y in logs) and any(
         raised(t) and not raised(y) for t, y in e.pairs_where(lambda name, value: name.startswith("m(")))
@@ -77,7 +111,11 @@ def _modes(e):
     train(mode) and eval() set the flag on the whole tree: the module itself, then train(mode) on each
     child, so that BatchNorm and Dropout deep inside a model change behaviour""")
 def mode_not_recursive(e):
-    """The module's own flag is torch's, a module below it keeps another."""
+    """Requires: the module's own flag is torch's, a module below it keeps another.
+
+    Neighbour: `train_returns_none` (04, variants.yaml) fails `train_and_eval_recurse` too, without a module
+    below keeping another flag: train() sets every flag as torch does and returns None.
+    """
     for t, y in _modes(e):
         if t != y and t.get("") == y.get("") and set(t) == set(y):
             return True
@@ -88,7 +126,11 @@ def mode_not_recursive(e):
     train(), eval() and requires_grad_() return the module itself (return self), so that calls chain:
     model = Net().eval()""")
 def train_returns_self(e):
-    """``x.train() is x`` (or eval) is True in torch and False in the submission."""
+    """Requires: ``x.train() is x`` (or eval) is True in torch and False in the submission.
+
+    Neighbour: `eval_does_not_recurse` (04, variants.yaml) fails `train_and_eval_recurse` too, without
+    ``x.eval() is x`` False: eval() returns the module but leaves its children in training mode.
+    """
     return any(t is True and y is False
                for t, y in e.pairs_where(lambda name, value: (".train(" in name or ".eval(" in name) and " is " in name))
 
@@ -97,7 +139,12 @@ def train_returns_self(e):
     train(mode) accepts only a bool: anything else raises ValueError("training mode is expected to be
     boolean") before a flag changes""")
 def train_mode_unchecked(e):
-    """train(mode) with a mode that is not a bool raised ValueError in torch, not in the submission."""
+    """Requires: train(mode) with a mode that is not a bool raised ValueError in torch, not in the submission.
+
+    Neighbour: `eval_does_not_recurse` (04, variants.yaml) fails `train_validates_mode` too, without a mode that
+    is not a bool accepted: every train(mode) raises torch's ValueError, and eval() had left the children in
+    training mode.
+    """
     return any(raised(t, "ValueError") and not raised(y, "ValueError")
                for t, y in e.pairs_where(lambda name, value: name.startswith("net.train(")))
 
@@ -110,7 +157,13 @@ def _grads(e):
     zero_grad(set_to_none=False) keeps each .grad tensor and fills it with zeros in place; only the
     default set_to_none=True replaces it with None""")
 def zero_grad_set_to_none_ignored(e):
-    """After zero_grad(set_to_none=False), torch holds a tensor of zeros where the submission holds None."""
+    """Requires: after zero_grad(set_to_none=False), torch holds a tensor of zeros where the submission holds
+    None.
+
+    Neighbour: `zero_grad_own_parameters_only` (04, variants.yaml) fails `zero_grad_resets_every_gradient` too,
+    without None where torch holds zeros: it resets only the module's own parameters, the children's gradients
+    keep their values.
+    """
     for t, y in e.pairs(GRADS_AFTER_ZEROING):
         if any(isinstance(grad, TensorView) and named(y).get(name, "gone") is None for name, grad in named(t).items()):
             return True
@@ -121,7 +174,11 @@ def zero_grad_set_to_none_ignored(e):
     a gradient computed with create_graph=True has a history: zero_grad(set_to_none=False) detaches it
     (grad.detach_()) before zeroing in place, or the zeroed gradient still requires grad""")
 def zero_grad_keeps_history(e):
-    """The gradient is zeroed in both worlds, and its history is cut in torch's only."""
+    """Requires: the gradient is zeroed in both worlds, and its history is cut in torch's only.
+
+    Neighbour: `zero_grad_always_sets_none` (04, variants.yaml) fails `zero_grad_cuts_the_gradient_history` too,
+    without a gradient zeroed in both worlds: it sets the gradient to None.
+    """
     zeroed = e.pairs(GRAD_ZEROED)
     return bool(zeroed) and all(t is True and y is True for t, y in zeroed) and any(
         t is True and y is False for t, y in e.pairs(HISTORY_CUT))
@@ -131,7 +188,12 @@ def zero_grad_keeps_history(e):
     zero_grad() resets every parameter of the tree: walk self.parameters() (the whole tree), not only
     this module's own _parameters""")
 def zero_grad_misses_parameters(e):
-    """After zero_grad, some parameters' gradients are reset as torch's are and others keep their old value."""
+    """Requires: after zero_grad, some parameters' gradients are reset as torch's are and others keep their old
+    value.
+
+    Neighbour: `zero_grad_always_sets_none` (04, variants.yaml) fails `zero_grad_resets_every_gradient` too,
+    without gradients that keep their old value: every gradient becomes None.
+    """
     for t, y in _grads(e):
         if set(t) != set(y):
             continue
@@ -163,12 +225,30 @@ def _flat(values):
     requires_grad_(flag) sets requires_grad on every parameter of the tree (self.parameters()), buffers
     untouched, and returns self""")
 def requires_grad_not_recursive(e):
-    """After requires_grad_, some parameters' flags are torch's and others are not."""
-    for t, y in e.pairs_where(lambda name, value: name.startswith(REQUIRES_GRAD_AFTER)):
+    """Requires: after ``root[.path].requires_grad_(...)``, the called module's own parameters have torch's
+    flags and some parameters of its submodules do not.
+
+    Neighbour: `requires_grad_ignores_the_flag` (04, student_bugs.yaml) fails
+    `requires_grad_freezes_and_unfreezes` too, without the called module's own parameters right:
+    requires_grad_() sets every flag to True, whatever it is given.
+    """
+    for field, t, y in e.fields():
+        called = REQUIRES_GRAD_CALLED.search(field) if field.startswith(REQUIRES_GRAD_AFTER) else None
         t, y = named(t), named(y)
-        if set(t) == set(y) and any(t[n] == y[n] for n in t) and any(t[n] != y[n] for n in t):
-            return True
+        if called and t and set(t) == set(y):
+            path = called.group(1)
+            own, below = _own_and_below(list(t), path)
+            if own and all(t[n] == y[n] for n in own) and any(t[n] != y[n] for n in below):
+                return True
     return False
+
+
+def _own_and_below(names: list[str], path: str) -> tuple[list[str], list[str]]:
+    """The names of the module at ``path``'s own parameters, and of those of its submodules (names from the root,
+    ``path`` as ``".body"`` or ``""`` for the root)."""
+    inside = [n for n in names if ("." + n).startswith(path + ".")]
+    depth = path.count(".")
+    return [n for n in inside if n.count(".") == depth], [n for n in inside if n.count(".") > depth]
 
 
 @misconception("with-kwargs-ignored", "04", """
@@ -176,13 +256,35 @@ def requires_grad_not_recursive(e):
     hook(module, args, kwargs) and returns None or a new (args, kwargs) pair, a forward hook as
     hook(module, args, kwargs, output); __call__ looks the hook's id up in the _with_kwargs table""")
 def with_kwargs_ignored(e):
-    """A call with kwargs hooks returned in torch and raised TypeError in the submission (the hook was called
-    without its kwargs), or the kwargs hooks saw other keyword arguments than torch's."""
-    calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
-    if any(not raised(t) and raised(y, "TypeError") for t, y in calls):
+    """Requires: a call returned in torch and raised TypeError "... positional argument ..." in the submission
+    (a hook was called with too few arguments), and the with_kwargs pre-hooks' record differs from torch's (they
+    were not handed their kwargs); or the with_kwargs forward hooks ran as often as torch's and recorded other
+    keyword arguments (they were handed something else in their place); or a hook registered with
+    with_kwargs=True is missing from its with_kwargs table, where torch's holds it.
+
+    Neighbour: `call_forward_hook_reads_pre_hook_marks` (04, student_bugs.yaml) fails `kwargs_hooks` too,
+    without a pre-hook record that differs: it looks forward hooks up in the pre-hooks' with_kwargs table, so
+    only a forward hook is called without its kwargs (it raises before it records anything).
+    """
+    if any(t is True and y is False for t, y in e.pairs(PRE_HOOK_KWARGS_MARKED) + e.pairs(HOOK_KWARGS_MARKED)):
         return True
-    return any(t != y and isinstance(t, list) and isinstance(y, list) and len(t) == len(y)
-               for t, y in e.pairs(KWARGS_HOOKS_SAW))
+    records = e.pairs(KWARGS_HOOKS_SAW)
+    if any(_hook_kwargs(t, "post") != _hook_kwargs(y, "post") and len(_hook_kwargs(t, "post")) == len(
+            _hook_kwargs(y, "post")) for t, y in records):
+        return True
+    calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
+    if not any(not raised(t) and raised(y, "TypeError") and "positional argument" in y.message for t, y in calls):
+        return False
+    return any(_hook_kwargs(t, "pre") != _hook_kwargs(y, "pre") for t, y in records)
+
+
+def _hook_kwargs(seen, kind: str) -> list:
+    """The keyword arguments the with_kwargs hooks of a kind (``"pre"`` or ``"post"``) recorded, one entry a call:
+    they write ``["pre", len(args), kwargs names]`` and ``["post", kwargs names, output]``."""
+    if not isinstance(seen, list):
+        return []
+    entries = [entry for entry in seen if isinstance(entry, list) and len(entry) == 3 and entry[0] == kind]
+    return [entry[2] if kind == "pre" else entry[1] for entry in entries]
 
 
 @misconception("always-call-ignored", "04", """
@@ -190,8 +292,12 @@ def with_kwargs_ignored(e):
     raises: __call__ catches the exception, runs each always-called hook that has not run yet (an error of
     its own is only a warning), then raises the original exception again""")
 def always_call_ignored(e):
-    """Every call raised (or returned) as in torch, and the submission ran fewer always-called hooks after a
-    failure than torch, none that torch did not."""
+    """Requires: every call raised (or returned) as in torch, and the submission ran fewer always-called hooks
+    after a failure than torch, none that torch did not.
+
+    Neighbour: `hook_errors_swallowed` (04, variants.yaml) fails `always_call_after_failure` too, without every
+    call raising as torch's: a pre-hook's exception is swallowed, so the call returns.
+    """
     calls = e.pairs_where(lambda name, value: name.startswith("m(x"))
     if not calls or any(raised(t) != raised(y) or raised(t) and t.type != y.type for t, y in calls):
         return False
@@ -206,7 +312,12 @@ def always_call_ignored(e):
     and its output to attach_to_output after the forward hooks (both given, with backward_hook(self) made
     before the pre-hooks): otherwise torch's BackwardHook never sees the gradients""")
 def backward_hooks_not_attached(e):
-    """The forward hooks ran as in torch, and some backward hook that ran in torch never ran in the submission."""
+    """Requires: the forward hooks ran as in torch, and some backward hook that ran in torch never ran in the
+    submission.
+
+    Neighbour: `call_skips_the_hooks` (04, variants.yaml) fails `backward_hooks_fire` too, without the forward
+    hooks running as in torch: __call__ runs forward alone, so no hook runs.
+    """
     for t, y in e.pairs(BACKWARD_LOG):
         if not (isinstance(t, list) and isinstance(y, list)):
             continue

@@ -290,7 +290,7 @@ def always_call_after_failure(nn):
     return always_called_hooks(nn)
 
 
-@scenario(points=1)
+@scenario(points=1, misconceptions=[with_kwargs_ignored])
 def handle_clears_marks(nn):
     """handle.remove() takes the id out of the marking tables too; a hook removing itself mid-call"""
     m = doubler(nn)

@@ -24,6 +24,8 @@ TRAINING_MODES = Field("modes")
 GRADS_AFTER = Field("grads after")
 GRADS_AFTER_ZEROING = Field(f"{GRADS_AFTER} zero_grad(set_to_none=False)")
 REQUIRES_GRAD_AFTER = Field("requires_grad after")
+PRE_HOOK_KWARGS_MARKED = Field("pre-hook id in _forward_pre_hooks_with_kwargs")
+HOOK_KWARGS_MARKED = Field("hook id in _forward_hooks_with_kwargs")
 
 
 def doubler(nn):
@@ -129,8 +131,8 @@ def always_called_hooks(nn):
 
 def hook_marks(m, pre_handle, post_handle) -> dict:
     """Which marking tables hold each handle's id."""
-    return {"pre-hook id in _forward_pre_hooks_with_kwargs": pre_handle.id in m._forward_pre_hooks_with_kwargs,
-            "hook id in _forward_hooks_with_kwargs": post_handle.id in m._forward_hooks_with_kwargs,
+    return {PRE_HOOK_KWARGS_MARKED: pre_handle.id in m._forward_pre_hooks_with_kwargs,
+            HOOK_KWARGS_MARKED: post_handle.id in m._forward_hooks_with_kwargs,
             "hook id in _forward_hooks_always_called": post_handle.id in m._forward_hooks_always_called,
             "hook id in _forward_hooks": post_handle.id in m._forward_hooks}
 
