@@ -68,7 +68,7 @@ def test_build_measure_records_what_grading_showed_and_the_page_gives_recall_and
     assert "wrote graders/01_sgd/measured.yaml" in capsys.readouterr().out
     measured = yaml.safe_load((root / "graders" / "02_momentum" / "measured.yaml").read_text())
     assert set(measured["variants.yaml"]) == {"buffer_made_afresh_each_step", "dampening_left_out"}
-    assert measured["variants.yaml"]["buffer_made_afresh_each_step"]["hinted"] == ["momentum-buffer-not-kept"]
+    assert list(measured["variants.yaml"]["buffer_made_afresh_each_step"]["hinted"]) == ["momentum-buffer-not-kept"]
     page = (root / "docs" / "misconceptions.md").read_text()
     row = next(line for line in page.splitlines() if line.startswith("| `momentum-buffer-not-kept`"))
     labelled = [v for v in load_variants(optim) if "momentum-buffer-not-kept" in v.misconceptions]

@@ -1,4 +1,5 @@
-"""What grading showed for each labelled bug: the checks it failed and the hints it got.
+"""What grading showed for each labelled bug: the checks it failed and the hints it got, each
+with the checks that named it.
 
 Each exercise's grading folder keeps ``measured.yaml`` beside its labelled bugs
 (``variants.yaml``, tuned with the detectors, and ``student_bugs.yaml``, written
@@ -29,16 +30,45 @@ HEADER = "# Written by `modlab build --measure`: what grading showed for each la
 
 @dataclass(frozen=True)
 class Shown:
-    """What grading one bug showed."""
+    """What grading one bug showed.
 
-    failed: tuple[str, ...]  # the checks it failed, in the exercise's order
-    hinted: tuple[str, ...]  # the misconception ids its feedback named, sorted
+    Attributes:
+        failed: the checks it failed, in the exercise's order.
+        named: each misconception id its feedback named (sorted) with the
+            failed checks that named it, in the exercise's order: which check
+            named a hint is what a detector's neighbour is held to.
+    """
+
+    failed: tuple[str, ...]
+    named: tuple[tuple[str, tuple[str, ...]], ...]
 
     @classmethod
     def of(cls, result: ExerciseResult) -> Shown:
         failed = [test for test in result.tests if test.outcome == FAILED]
+        naming: dict[str, list[str]] = {}
+        for test in failed:
+            for mid in test.failure.misconception_ids if test.failure else ():
+                naming.setdefault(mid, []).append(test.name)
         return cls(tuple(test.name for test in failed),
-                   tuple(sorted({mid for test in failed if test.failure for mid in test.failure.misconception_ids})))
+                   tuple((mid, tuple(naming[mid])) for mid in sorted(naming)))
+
+    @property
+    def hinted(self) -> tuple[str, ...]:
+        """The misconception ids its feedback named, sorted."""
+        return tuple(mid for mid, _ in self.named)
+
+    def checks_naming(self, mid: str) -> tuple[str, ...]:
+        """The failed checks whose feedback named ``mid`` (none if it was never named)."""
+        return dict(self.named).get(mid, ())
+
+    def as_yaml(self) -> dict:
+        """What ``measured.yaml`` keeps: ``{"failed": [check, ...], "hinted": {id: [check, ...]}}``."""
+        return {"failed": list(self.failed), "hinted": {mid: list(checks) for mid, checks in self.named}}
+
+    @classmethod
+    def from_yaml(cls, kept: dict) -> Shown:
+        """The inverse of :meth:`as_yaml`."""
+        return cls(tuple(kept["failed"]), tuple((mid, tuple(checks)) for mid, checks in kept["hinted"].items()))
 
 
 def labelled_bugs(course: Course) -> Iterator[tuple[str, Variant]]:
@@ -74,8 +104,7 @@ def measure(course: Course, cuda: bool, progress: Callable[[str], None] = lambda
         shown = recorded.get(key) if variant.cuda and not cuda else Shown.of(grade_bug(course, variant))
         progress(f"{variant.exercise} {variant.name}: {len(shown.failed)} failed" if shown else variant.name)
         if shown is not None:
-            found.setdefault(variant.exercise, {}).setdefault(labelled_set, {})[variant.name] = {
-                "failed": list(shown.failed), "hinted": list(shown.hinted)}
+            found.setdefault(variant.exercise, {}).setdefault(labelled_set, {})[variant.name] = shown.as_yaml()
     written = []
     for exercise in course.exercises:
         path = course.grading_folder(exercise) / MEASURED
@@ -93,7 +122,7 @@ def read_measured(course: Course) -> dict[tuple[str, str, str], Shown]:
         sets = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
         for labelled_set, bugs in sets.items():
             for name, shown in bugs.items():
-                recorded[(exercise.id, labelled_set, name)] = Shown(tuple(shown["failed"]), tuple(shown["hinted"]))
+                recorded[(exercise.id, labelled_set, name)] = Shown.from_yaml(shown)
     return recorded
 
 
