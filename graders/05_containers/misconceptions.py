@@ -40,7 +40,10 @@ def _emptied(e, types) -> bool:
     a container that keeps its layers in a plain Python list never registers them: Sequential and ModuleList
     add each child with add_module(str(index), module), so that parameters(), state_dict() and .to() see it""")
 def container_keeps_a_plain_list(e):
-    """torch's Sequential or ModuleList registered children; the submission's registered none."""
+    """Requires: torch's Sequential or ModuleList registered children; the submission's registered none.
+
+    Neighbour: `append_skips_add_module` (05, variants.yaml) fails `module_list_from_iterables` too, without an
+    empty register: append writes into _modules itself, skipping add_module's checks."""
     return _emptied(e, SEQUENCES)
 
 
@@ -48,7 +51,10 @@ def container_keeps_a_plain_list(e):
     layers kept in a plain Python dict are never registered: a ModuleDict registers each value as a
     submodule under its key (add_module(key, module))""")
 def container_keeps_a_plain_dict(e):
-    """torch's ModuleDict registered children; the submission's registered none."""
+    """Requires: torch's ModuleDict registered children; the submission's registered none.
+
+    Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `containers_register_their_layers_parameters`
+    too, without an empty ModuleDict: it is its ModuleList that keeps the layers in a plain list."""
     return _emptied(e, ("ModuleDict",))
 
 
@@ -56,8 +62,11 @@ def container_keeps_a_plain_dict(e):
     a container holds modules only: it registers every child with add_module, which raises TypeError for
     anything else (Sequential(a, 3), ModuleList([layer, 3]), append(3), ModuleDict({'x': 3}))""")
 def container_accepts_non_modules(e):
-    """torch raised for a value that is not a module; the submission raised nothing, or registered it,
-    though it registers modules as torch does."""
+    """Requires: torch raised for a value that is not a module and the submission raised nothing, or
+    registered it, though it registers modules as torch does.
+
+    Neighbour: `no_renumbering_after_delete` (05, variants.yaml) fails `random_list_operations` too, without a
+    value that is not a module: after a deletion it keeps the old names."""
     if _emptied(e, (*SEQUENCES, "ModuleDict")):
         return False
     refused = ("is not a Module subclass", "should be of type")
@@ -80,8 +89,11 @@ def _operation(e) -> str:
     after a deletion, Sequential and ModuleList renumber their children '0', '1', ... so names match positions
     again: without the renumbering the next append reuses a name and overwrites a layer""")
 def no_renumbering(e):
-    """A container holds torch's children in torch's order, under names that are not torch's 0, 1, ...
-    (outside a slice)."""
+    """Requires: a container holds torch's children in torch's order, under names that are not torch's 0, 1,
+    ... (outside a slice).
+
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `sequential_setitem_and_delitem` too, without
+    children under other names: it refuses a negative index."""
     if _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str)):
         return False
     return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
@@ -92,7 +104,10 @@ def no_renumbering(e):
     a slice of a Sequential keeps its children's names (model[1:] holds '1', '2'), while a slice of a
     ModuleList is a new list numbered from '0'; both are new containers of the same class""")
 def slice_names(e):
-    """A slice holds torch's children in torch's order under other names."""
+    """Requires: a slice holds torch's children in torch's order under other names.
+
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `random_list_operations` too, without a slice
+    under other names: it refuses a negative index."""
     in_slice = _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str))
     return in_slice and any(_same_children_other_names(t, y) for t, y in _contents(e))
 
@@ -101,7 +116,10 @@ def slice_names(e):
     an index counts from the end when negative, as for a list: model[-1] is the last child; normalise it
     (idx % len(self)) after checking -len <= idx < len, then look up the name at that position""")
 def negative_index_unsupported(e):
-    """Non-negative indices find torch's children, negative ones do not."""
+    """Requires: non-negative indices find torch's children, negative ones do not.
+
+    Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `module_list_indexing_and_slices` too,
+    without non-negative indices that find torch's children: its ModuleList registers nothing."""
     negative = e.pairs_where(lambda name, value: bool(NEGATIVE_INDEX.search(name)) and value is True)
     positive = e.pairs_where(lambda name, value: IS_CHILD in name and not NEGATIVE_INDEX.search(name))
     return bool(negative) and all(t == y for t, y in positive) and any(y is not True for _, y in negative)
