@@ -51,7 +51,10 @@ def _device(value) -> str:
     _apply must keep each Parameter object and replace its data (param.data = fn(param)): a new Parameter
     leaves an optimizer built before .to() holding tensors the model no longer uses""")
 def new_parameters_on_move(e):
-    """After the move, a Parameter is the same object in torch and a new one in the submission."""
+    """Requires: after the move, a Parameter is the same object in torch and a new one in the submission.
+
+    Neighbour: `integer_buffers_cast` (07, variants.yaml) fails `to_keeps_parameter_identity[cpu]` too, without a
+    new Parameter object: it keeps every Parameter and casts the integer buffers."""
     return any(t is True and y is False for seen_t, seen_y in e.pairs(SAME_PARAMETER)
                for t, y in zip(seen_t, seen_y))
 
@@ -60,7 +63,10 @@ def new_parameters_on_move(e):
     only floating-point and complex tensors take the new dtype: integer and bool buffers (such as
     num_batches_tracked) keep theirs; only .type() casts every tensor""")
 def integer_buffers_cast(e):
-    """torch kept an integer or bool tensor's dtype where the submission made it floating."""
+    """Requires: torch kept an integer or bool tensor's dtype where the submission made it floating.
+
+    Neighbour: `half_is_bfloat16` (07, student_bugs.yaml) fails `integer_buffers_keep_their_dtype[cpu]` too,
+    without an integer tensor made floating: half() casts the floating tensors to bfloat16."""
     return any(_is_integer(t[DTYPE]) and y[DTYPE] and not _is_integer(y[DTYPE]) for t, y in _entries(e))
 
 
@@ -68,7 +74,10 @@ def integer_buffers_cast(e):
     a gradient moves with its parameter: _apply converts param.grad with the same fn, or the next optimizer
     step mixes dtypes or devices""")
 def grads_left_behind(e):
-    """A parameter's value has torch's dtype and device, its gradient does not."""
+    """Requires: a parameter's value has torch's dtype and device, its gradient does not.
+
+    Neighbour: `half_is_bfloat16` (07, student_bugs.yaml) fails `grads_move_with_parameters[cpu]` too, without a
+    value of torch's dtype beside the gradient: half() casts values and gradients alike, to bfloat16."""
     for t, y in _entries(e):
         grad_t, grad_y = t[GRAD], y[GRAD]
         if t[DTYPE] == y[DTYPE] and t[DEVICE] == y[DEVICE] and isinstance(grad_t, TensorView) \
@@ -100,7 +109,11 @@ def tensors_not_converted(e):
     .to() converts registered tensors only: a bare tensor attribute, a Parameter in a plain dict or a layer in
     a plain list is not part of the model and stays where it was (walk the registers, not __dict__)""")
 def unregistered_tensors_moved(e):
-    """A tensor the scenario left unregistered kept its dtype and device in torch, not in the submission."""
+    """Requires: a tensor the scenario left unregistered kept its dtype and device in torch, not in the
+    submission.
+
+    Neighbour: `apply_drops_converted_parameters` (07, variants.yaml) fails `bare_tensor_attributes_stay[cpu]` too,
+    without an unregistered tensor converted: _apply drops fn's result, so the registered weight stays float32."""
     for t, y in e.pairs_where(lambda name, value: name.startswith(UNREGISTERED)):
         items_t, items_y = (t, y) if isinstance(t, list) else ([t], [y])
         for a, b in zip(items_t, items_y if isinstance(items_y, list) else [items_y]):
@@ -121,7 +134,10 @@ def _dtype_of(value) -> str:
     Module.to() accepts only floating-point or complex dtypes and raises TypeError for any other, before it
     converts anything""")
 def integer_dtype_accepted(e):
-    """torch refused an integer or bool dtype with TypeError; the submission raised no TypeError."""
+    """Requires: torch refused an integer or bool dtype with TypeError; the submission raised no TypeError.
+
+    Neighbour: `to_refuses_complex_dtypes` (07, variants.yaml) fails `to_with_an_integer_dtype_raises[cpu]` too,
+    without an integer dtype accepted: it refuses every dtype that is not floating point, complex64 too."""
     return any(raised(t, "TypeError") and not raised(y, "TypeError")
                for t, y in e.pairs_where(lambda name, value: name.startswith("model.to(")))
 
@@ -148,7 +164,10 @@ def type_keeps_integers(e):
     apply(fn) and _apply(fn) recurse into children() first (each distinct child once), then handle the module
     itself, and return self""")
 def apply_order(e):
-    """fn saw torch's modules in another order."""
+    """Requires: fn saw torch's modules in another order.
+
+    Neighbour: `apply_converts_none_slots` (07, student_bugs.yaml) fails `random_trees_apply[cpu]` too, without
+    another order: _apply hands fn the empty parameter slots too."""
     for t, y in e.pairs(CLASSES_SEEN) + e.pairs(SEEN):
         if isinstance(t, list) and isinstance(y, list) and t != y and sorted(map(str, t)) == sorted(map(str, y)):
             return True
