@@ -11,7 +11,8 @@ from modlab.grading.evidence import TensorView, raised, same
 
 from .views import BIAS, BN_BUFFERS, IN_EVAL, LOAD_STRICT, NUM_BATCHES_TRACKED, PRINTED_LINES, UNCHANGED_IN_EVAL, WEIGHT
 
-FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x ")
+FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x (.*)")  # a run of equal layers torch prints once: its text
+CHILD = re.compile(r"^\(\d+\): (.*)")  # one numbered child: its text
 
 
 @misconception("init-draws-differ", "08", """
@@ -94,14 +95,21 @@ def eval_updates_stats(e):
     print(model) shows each layer's settings through extra_repr, written exactly as torch writes them,
     e.g. 'in_features=2, out_features=3, bias=True'""")
 def extra_repr_settings(e):
-    """Requires: a layer prints its class name as torch does, with other settings inside the parentheses.
+    """Requires: a layer prints its class name as torch does and, on that line, other settings inside the
+    parentheses (some, not none).
 
     Neighbour: `default_extra_repr_returns_none` (08, variants.yaml) fails `repr_of_each_layer` too, without a
     layer printed with other settings: Module's own extra_repr returns None instead of ""."""
     for t, y in e.pairs_where(lambda name, value: name.startswith("repr(") and isinstance(value, str)):
-        if isinstance(y, str) and t != y and "\n" not in t and t.split("(", 1)[0] == y.split("(", 1)[0]:
+        if isinstance(y, str) and t != y and "\n" not in t and t.split("(", 1)[0] == y.split("(", 1)[0] \
+                and _first_settings(y):
             return True
     return False
+
+
+def _first_settings(text: str) -> str:
+    """What a printed layer writes on its first line inside its parentheses ("" for none)."""
+    return text.split("(", 1)[-1].split("\n")[0].removesuffix(")").strip()
 
 
 def _printed(e):
@@ -129,18 +137,24 @@ def repr_tree(e):
     print(ModuleList) folds a run of equal layers into one line, '(0-2): 3 x Linear(...)', as torch does
     (ModuleList's own __repr__), while Sequential prints every child""")
 def repr_folds_repeats(e):
-    """Requires: torch folds more runs of layers ('(0-2): 3 x ...') than the submission does.
+    """Requires: torch folds more runs of layers ('(0-2): 3 x text') than the submission, which prints each
+    layer of such a run as '(i): text' and otherwise torch's lines.
 
     Neighbour: `repr_children_not_indented` (08, variants.yaml) fails `repr_folds_equal_layers_in_a_module_list` too,
     without fewer folded runs: it folds as torch does and leaves the children's own lines unindented."""
-    for t, y in _printed(e):
-        if _folded(t) > _folded(y):
-            return True
-    return False
+    return any(_folded(t) > _folded(y) and _unfolded(t, y) for t, y in _printed(e))
 
 
 def _folded(rows) -> int:
     return sum(1 for row in rows if isinstance(row, str) and FOLDED.match(row.lstrip("·")))
+
+
+def _unfolded(torch_rows, your_rows) -> bool:
+    """Whether each row you print that torch does not is one layer of a run torch folds: '(i): text'
+    where torch prints '(a-b): n x text'."""
+    folded = {found[1] for row in torch_rows if isinstance(row, str) and (found := FOLDED.match(row.lstrip("·")))}
+    return all(row in torch_rows or isinstance(row, str) and (found := CHILD.match(row.lstrip("·"))) is not None
+               and found[1] in folded for row in your_rows)
 
 
 @misconception("reset-keeps-stats", "08", """
