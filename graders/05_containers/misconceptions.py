@@ -8,10 +8,11 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
-from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, NO_MODULES, OPERATION, REGISTERED
+from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, OPERATION, REGISTERED
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
 SEQUENCES = ("Sequential", "ModuleList")
+REFUSED = ("is not a Module subclass", "should be of type")  # torch's words refusing a value that is not a module
 
 
 def _contents(e):
@@ -31,16 +32,16 @@ def _names(view) -> list:
 
 
 def _emptied(e, types) -> bool:
-    """torch registered children in a container of ``types``; the submission registered none."""
-    return any(t[CONTAINER_TYPE] in types and t[REGISTERED] and y.get(REGISTERED) in ([], NO_MODULES)
-               for t, y in _contents(e))
+    """torch registered children in a container of ``types``; the submission's has its register, empty."""
+    return any(t[CONTAINER_TYPE] in types and t[REGISTERED] and y.get(REGISTERED) == [] for t, y in _contents(e))
 
 
 @misconception("container-keeps-a-plain-list", "05", """
     a container that keeps its layers in a plain Python list never registers them: Sequential and ModuleList
     add each child with add_module(str(index), module), so that parameters(), state_dict() and .to() see it""")
 def container_keeps_a_plain_list(e):
-    """Requires: torch's Sequential or ModuleList registered children; the submission's registered none.
+    """Requires: torch's Sequential or ModuleList registered children; the submission's has a _modules
+    register, empty.
 
     Neighbour: `append_skips_add_module` (05, variants.yaml) fails `module_list_from_iterables` too, without an
     empty register: append writes into _modules itself, skipping add_module's checks."""
@@ -51,7 +52,7 @@ def container_keeps_a_plain_list(e):
     layers kept in a plain Python dict are never registered: a ModuleDict registers each value as a
     submodule under its key (add_module(key, module))""")
 def container_keeps_a_plain_dict(e):
-    """Requires: torch's ModuleDict registered children; the submission's registered none.
+    """Requires: torch's ModuleDict registered children; the submission's has a _modules register, empty.
 
     Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `containers_register_their_layers_parameters`
     too, without an empty ModuleDict: it is its ModuleList that keeps the layers in a plain list."""
@@ -62,18 +63,21 @@ def container_keeps_a_plain_dict(e):
     a container holds modules only: it registers every child with add_module, which raises TypeError for
     anything else (Sequential(a, 3), ModuleList([layer, 3]), append(3), ModuleDict({'x': 3}))""")
 def container_accepts_non_modules(e):
-    """Requires: torch raised for a value that is not a module and the submission raised nothing, or
-    registered it, though it registers modules as torch does.
+    """Requires: a container's register holds a value that is not a module (shown as its class, '<int>'),
+    where torch holds modules or refused that value, though the submission registers modules as torch does.
 
-    Neighbour: `no_renumbering_after_delete` (05, variants.yaml) fails `random_list_operations` too, without a
-    value that is not a module: after a deletion it keeps the old names."""
+    Neighbour: `sequential_accepts_plain_dict` (05, student_bugs.yaml) fails `sequential_from_an_ordered_dict` too,
+    without a value that is not a module in the register: it takes a plain dict for names, as an OrderedDict."""
     if _emptied(e, (*SEQUENCES, "ModuleDict")):
         return False
-    refused = ("is not a Module subclass", "should be of type")
-    if any(raised(t, "TypeError", "AssertionError") and any(m in t.message for m in refused) and not raised(y)
-           for t, y in e.pairs_where(lambda name, value: raised(value))):
-        return True
-    return any(any(isinstance(label, str) and label.startswith("<") for label in _labels(y)) for _, y in _contents(e))
+    refused = e.pairs_where(lambda name, value: raised(value, "TypeError", "AssertionError")
+                            and any(message in value.message for message in REFUSED))
+    return any(_holds_a_non_module(y) for _, y in _contents(e) + refused)
+
+
+def _holds_a_non_module(view) -> bool:
+    """Whether a container's view registers a value that is not a module (shown as its class, '<int>')."""
+    return isinstance(view, dict) and any(isinstance(label, str) and label.startswith("<") for label in _labels(view))
 
 
 def _same_children_other_names(t, y) -> bool:
@@ -89,15 +93,21 @@ def _operation(e) -> str:
     after a deletion, Sequential and ModuleList renumber their children '0', '1', ... so names match positions
     again: without the renumbering the next append reuses a name and overwrites a layer""")
 def no_renumbering(e):
-    """Requires: a container holds torch's children in torch's order, under names that are not torch's 0, 1,
-    ... (outside a slice).
+    """Requires: a container holds torch's children in torch's order under numbers that are not torch's 0,
+    1, ... and skip one, where a deleted child was (outside a slice).
 
-    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `sequential_setitem_and_delitem` too, without
-    children under other names: it refuses a negative index."""
+    Neighbour: `renumber_from_one` (05, student_bugs.yaml) fails `sequential_setitem_and_delitem` too, without a
+    number skipped: it renumbers 1, 2, ... after a deletion."""
     if _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str)):
         return False
     return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
-               for t, y in _contents(e))
+               and _gap(_names(y)) for t, y in _contents(e))
+
+
+def _gap(names) -> bool:
+    """Whether numbered names skip a number (where a deleted child's name was), not merely start elsewhere."""
+    numbers = sorted(int(name) for name in names if isinstance(name, str) and name.isdigit())
+    return len(numbers) == len(names) and bool(numbers) and numbers[-1] - numbers[0] + 1 != len(numbers)
 
 
 @misconception("slice-names", "05", """
