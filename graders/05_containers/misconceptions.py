@@ -66,8 +66,8 @@ def container_accepts_non_modules(e):
     """Requires: a container's register holds a value that is not a module (shown as its class, '<int>'),
     where torch holds modules or refused that value, though the submission registers modules as torch does.
 
-    Neighbour: `sequential_accepts_plain_dict` (05, student_bugs.yaml) fails `sequential_from_an_ordered_dict` too,
-    without a value that is not a module in the register: it takes a plain dict for names, as an OrderedDict."""
+    Neighbour: `no_renumbering_after_delete` (05, variants.yaml) fails `random_list_operations` too, without a
+    value that is not a module in a register: after a deletion it keeps the old names."""
     if _emptied(e, (*SEQUENCES, "ModuleDict")):
         return False
     refused = e.pairs_where(lambda name, value: raised(value, "TypeError", "AssertionError")
@@ -96,8 +96,8 @@ def no_renumbering(e):
     """Requires: a container holds torch's children in torch's order under numbers that are not torch's 0,
     1, ... and skip one, where a deleted child was (outside a slice).
 
-    Neighbour: `renumber_from_one` (05, student_bugs.yaml) fails `sequential_setitem_and_delitem` too, without a
-    number skipped: it renumbers 1, 2, ... after a deletion."""
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `sequential_setitem_and_delitem` too, without
+    children under other numbers: it refuses a negative index."""
     if _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str)):
         return False
     return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
