@@ -8,10 +8,11 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
-from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, NO_MODULES, OPERATION, REGISTERED
+from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, OPERATION, REGISTERED
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
 SEQUENCES = ("Sequential", "ModuleList")
+REFUSED = ("is not a Module subclass", "should be of type")  # torch's words refusing a value that is not a module
 
 
 def _contents(e):
@@ -31,16 +32,19 @@ def _names(view) -> list:
 
 
 def _emptied(e, types) -> bool:
-    """torch registered children in a container of ``types``; the submission registered none."""
-    return any(t[CONTAINER_TYPE] in types and t[REGISTERED] and y.get(REGISTERED) in ([], NO_MODULES)
-               for t, y in _contents(e))
+    """torch registered children in a container of ``types``; the submission's has its register, empty."""
+    return any(t[CONTAINER_TYPE] in types and t[REGISTERED] and y.get(REGISTERED) == [] for t, y in _contents(e))
 
 
 @misconception("container-keeps-a-plain-list", "05", """
     a container that keeps its layers in a plain Python list never registers them: Sequential and ModuleList
     add each child with add_module(str(index), module), so that parameters(), state_dict() and .to() see it""")
 def container_keeps_a_plain_list(e):
-    """torch's Sequential or ModuleList registered children; the submission's registered none."""
+    """Requires: torch's Sequential or ModuleList registered children; the submission's has a _modules
+    register, empty.
+
+    Neighbour: `append_skips_add_module` (05, variants.yaml) fails `module_list_from_iterables` too, without an
+    empty register: append writes into _modules itself, skipping add_module's checks."""
     return _emptied(e, SEQUENCES)
 
 
@@ -48,7 +52,10 @@ def container_keeps_a_plain_list(e):
     layers kept in a plain Python dict are never registered: a ModuleDict registers each value as a
     submodule under its key (add_module(key, module))""")
 def container_keeps_a_plain_dict(e):
-    """torch's ModuleDict registered children; the submission's registered none."""
+    """Requires: torch's ModuleDict registered children; the submission's has a _modules register, empty.
+
+    Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `containers_register_their_layers_parameters`
+    too, without an empty ModuleDict: it is its ModuleList that keeps the layers in a plain list."""
     return _emptied(e, ("ModuleDict",))
 
 
@@ -56,15 +63,21 @@ def container_keeps_a_plain_dict(e):
     a container holds modules only: it registers every child with add_module, which raises TypeError for
     anything else (Sequential(a, 3), ModuleList([layer, 3]), append(3), ModuleDict({'x': 3}))""")
 def container_accepts_non_modules(e):
-    """torch raised for a value that is not a module; the submission raised nothing, or registered it,
-    though it registers modules as torch does."""
+    """Requires: a container's register holds a value that is not a module (shown as its class, '<int>'),
+    where torch holds modules or refused that value, though the submission registers modules as torch does.
+
+    Neighbour: `no_renumbering_after_delete` (05, variants.yaml) fails `random_list_operations` too, without a
+    value that is not a module in a register: after a deletion it keeps the old names."""
     if _emptied(e, (*SEQUENCES, "ModuleDict")):
         return False
-    refused = ("is not a Module subclass", "should be of type")
-    if any(raised(t, "TypeError", "AssertionError") and any(m in t.message for m in refused) and not raised(y)
-           for t, y in e.pairs_where(lambda name, value: raised(value))):
-        return True
-    return any(any(isinstance(label, str) and label.startswith("<") for label in _labels(y)) for _, y in _contents(e))
+    refused = e.pairs_where(lambda name, value: raised(value, "TypeError", "AssertionError")
+                            and any(message in value.message for message in REFUSED))
+    return any(_holds_a_non_module(y) for _, y in _contents(e) + refused)
+
+
+def _holds_a_non_module(view) -> bool:
+    """Whether a container's view registers a value that is not a module (shown as its class, '<int>')."""
+    return isinstance(view, dict) and any(isinstance(label, str) and label.startswith("<") for label in _labels(view))
 
 
 def _same_children_other_names(t, y) -> bool:
@@ -80,19 +93,31 @@ def _operation(e) -> str:
     after a deletion, Sequential and ModuleList renumber their children '0', '1', ... so names match positions
     again: without the renumbering the next append reuses a name and overwrites a layer""")
 def no_renumbering(e):
-    """A container holds torch's children in torch's order, under names that are not torch's 0, 1, ...
-    (outside a slice)."""
+    """Requires: a container holds torch's children in torch's order under numbers that are not torch's 0,
+    1, ... and skip one, where a deleted child was (outside a slice).
+
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `sequential_setitem_and_delitem` too, without
+    children under other numbers: it refuses a negative index."""
     if _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str)):
         return False
     return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
-               for t, y in _contents(e))
+               and _gap(_names(y)) for t, y in _contents(e))
+
+
+def _gap(names) -> bool:
+    """Whether numbered names skip a number (where a deleted child's name was), not merely start elsewhere."""
+    numbers = sorted(int(name) for name in names if isinstance(name, str) and name.isdigit())
+    return len(numbers) == len(names) and bool(numbers) and numbers[-1] - numbers[0] + 1 != len(numbers)
 
 
 @misconception("slice-names", "05", """
     a slice of a Sequential keeps its children's names (model[1:] holds '1', '2'), while a slice of a
     ModuleList is a new list numbered from '0'; both are new containers of the same class""")
 def slice_names(e):
-    """A slice holds torch's children in torch's order under other names."""
+    """Requires: a slice holds torch's children in torch's order under other names.
+
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `random_list_operations` too, without a slice
+    under other names: it refuses a negative index."""
     in_slice = _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str))
     return in_slice and any(_same_children_other_names(t, y) for t, y in _contents(e))
 
@@ -101,7 +126,10 @@ def slice_names(e):
     an index counts from the end when negative, as for a list: model[-1] is the last child; normalise it
     (idx % len(self)) after checking -len <= idx < len, then look up the name at that position""")
 def negative_index_unsupported(e):
-    """Non-negative indices find torch's children, negative ones do not."""
+    """Requires: non-negative indices find torch's children, negative ones do not.
+
+    Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `module_list_indexing_and_slices` too,
+    without non-negative indices that find torch's children: its ModuleList registers nothing."""
     negative = e.pairs_where(lambda name, value: bool(NEGATIVE_INDEX.search(name)) and value is True)
     positive = e.pairs_where(lambda name, value: IS_CHILD in name and not NEGATIVE_INDEX.search(name))
     return bool(negative) and all(t == y for t, y in positive) and any(y is not True for _, y in negative)

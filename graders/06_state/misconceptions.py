@@ -33,7 +33,10 @@ def _listed(e, field: str) -> list[str]:
     state_dict() keeps torch's order: a module's own parameters, then its own persistent buffers, then each
     child's state under "child.", depth first, in registration order""")
 def state_order(e):
-    """The submission saves torch's keys in another order."""
+    """Requires: the submission saves torch's keys, no more and no fewer, in another order.
+
+    Neighbour: `non_persistent_buffers_saved` (06, variants.yaml) fails `keys_in_torch_order` too, without torch's keys alone:
+    it saves the non-persistent cache as well."""
     return any(want != got and sorted(want) == sorted(got) for want, got, _, _ in _states(e))
 
 
@@ -41,7 +44,11 @@ def state_order(e):
     state_dict() saves the whole tree: after the module's own tensors it calls each child's
     state_dict(destination, prefix + name + "."), so every submodule's keys are there, dotted""")
 def state_not_recursive(e):
-    """The submission's state lacks exactly torch's keys of submodules (dotted ones), and has none torch lacks."""
+    """Requires: the submission's state lacks exactly torch's keys of submodules (dotted ones, none of
+    them a name a module is registered again as), and has none torch lacks.
+
+    Neighbour: `buffers_before_parameters` (06, variants.yaml) fails `keys_in_torch_order` too, without keys missing: it saves
+    every key, buffers before parameters."""
     aliases = _listed(e, ALIASES)
     for want, got, _, _ in _states(e):
         missing = [k for k in want if k not in got]
@@ -55,8 +62,11 @@ def state_not_recursive(e):
     a buffer registered with persistent=False (and an empty None slot) is not state: state_dict() leaves it
     out, and load_state_dict() calls its key unexpected""")
 def non_persistent_is_state(e):
-    """The submission saves a non-persistent buffer (or an empty slot) torch leaves out, or loads its key
-    where torch calls it unexpected."""
+    """Requires: the submission saves a non-persistent buffer (or an empty slot) torch leaves out, or loads
+    its key where torch calls it unexpected.
+
+    Neighbour: `buffers_before_parameters` (06, variants.yaml) fails `non_persistent_and_empty_slots_left_out` too, without a
+    key torch leaves out: it saves torch's keys, buffers first."""
     left_out = set(_listed(e, NON_PERSISTENT_NAMES))
     for want, got, _, y_items in _states(e):
         extra = [k for k in got if k not in want]
@@ -73,8 +83,11 @@ def non_persistent_is_state(e):
     state_dict() values are the tensors detached (tensor.detach()): no grad, same storage, no copy;
     keep_vars=True gives the Parameters themselves""")
 def state_not_detached(e):
-    """A saved value is a plain tensor that does not require grad in torch, a Parameter or one requiring
-    grad in the submission."""
+    """Requires: a saved value is a plain tensor that does not require grad in torch, and a Parameter or a
+    tensor requiring grad in the submission.
+
+    Neighbour: `buffers_before_parameters` (06, variants.yaml) fails `values_are_detached_and_share_storage` too, without a
+    Parameter among the values: it saves detached tensors, buffers first."""
     for _, _, t_items, y_items in _states(e):
         for key, t in t_items.items():
             y = y_items.get(key)
@@ -89,7 +102,11 @@ def state_not_detached(e):
     state_dict() walks _modules without skipping repeats: a module registered under two names is saved under
     both names (and a tied Parameter under each of its names), unlike parameters()""")
 def shared_module_saved_once(e):
-    """The submission's state lacks exactly keys under the names a module or tensor is registered again as."""
+    """Requires: the submission's state lacks exactly the keys under the names a module or tensor is
+    registered again as.
+
+    Neighbour: `values_not_detached` (06, variants.yaml) fails `shared_module_saved_under_every_name` too, without a key
+    missing: it saves every name, as Parameters."""
     aliases = _listed(e, ALIASES)
     for want, got, _, _ in _states(e):
         missing = [k for k in want if k not in got]
@@ -103,7 +120,11 @@ def shared_module_saved_once(e):
     only registered tensors are state: layers kept in a plain list and bare tensor attributes are not in
     _parameters, _buffers or _modules, so state_dict() must not find them (walk the registers, not __dict__)""")
 def state_includes_unregistered(e):
-    """The submission saves keys torch does not, none of them non-persistent buffers or empty slots."""
+    """Requires: the submission saves keys torch does not, none of them non-persistent buffers or empty
+    slots.
+
+    Neighbour: `values_not_detached` (06, variants.yaml) fails `unregistered_layers_are_not_state` too, without a key torch
+    does not save: it saves torch's keys, as Parameters."""
     left_out = set(_listed(e, NON_PERSISTENT_NAMES))
     for want, got, _, y_items in _states(e):
         extra = [k for k in got if k not in want]
@@ -117,7 +138,11 @@ def state_includes_unregistered(e):
     new tensors or Parameters breaks the optimizer, which still holds the old objects, and gives the model
     the checkpoint's dtype instead of its own""")
 def load_rebinds(e):
-    """After loading, a registered tensor is the same object in torch and a new one in the submission."""
+    """Requires: after loading, a tensor read from the registers is the same object in torch and a new one in
+    the submission.
+
+    Neighbour: `values_not_detached` (06, variants.yaml) fails `load_copies_in_place` too, without a new object in the
+    registers: it loads in place, and saves Parameters where torch saves detached tensors."""
     for t, y in e.pairs(SAME_AFTER_LOADING):
         if isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items()):
             return True
@@ -132,22 +157,32 @@ def _raise_fields(e, needle: str):
     strict=True (the default) must raise RuntimeError when keys are missing or unexpected, listing every one;
     strict=False returns them as (missing_keys, unexpected_keys) instead""")
 def strict_ignored(e):
-    """A strict load with missing or unexpected keys raised RuntimeError in torch, not in the submission,
-    though the submission finds the same missing and unexpected keys (where the scenario shows them)."""
+    """Requires: a strict load with missing or unexpected keys raised RuntimeError in torch and returned in the
+    submission, though the submission finds the same missing and unexpected keys (where the scenario shows them).
+
+    Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `strict_reports_missing_and_unexpected` too,
+    without a strict load that returns: it raises, leaving out the module's own unexpected keys."""
     if e.differing(MISSING_KEYS) or e.differing(UNEXPECTED_KEYS):
         return False
-    for t, y in _raise_fields(e, "strict=True"):
-        if (t == "RuntimeError" or raised(t, "RuntimeError")) and (y == "no error" or not (raised(y) or
-                                                                                          y == "RuntimeError")):
-            return True
-    return False
+    return any((t == "RuntimeError" or raised(t, "RuntimeError")) and _returned(y)
+               for t, y in _raise_fields(e, "strict=True"))
+
+
+def _returned(observed) -> bool:
+    """Whether a load returned: ``"no error"`` where the scenario kept the exception's type, or any value
+    but an exception where it kept the attempt."""
+    return observed == "no error" if isinstance(observed, str) else not raised(observed)
 
 
 @misconception("first-problem-raises", "06", """
     load_state_dict() looks at every key before raising: collect missing keys, unexpected keys and size
     mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
 def first_problem_raises(e):
-    """Both raised RuntimeError; torch's message names every one of several keys, the submission's only one."""
+    """Requires: both raised RuntimeError; torch's message names every one of several keys, the submission's
+    only one.
+
+    Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `strict_reports_missing_and_unexpected` too, without an
+    error that names one key alone: its error names every key but the module's own unexpected ones."""
     for t, y in e.pairs(ERROR_NAMES_EACH_KEY):
         if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values()) and sum(map(bool, y.values())) == 1:
             return True
@@ -157,7 +192,11 @@ def first_problem_raises(e):
 @misconception("size-mismatch-forgiven", "06", """
     a shape mismatch is an error even with strict=False: strict only forgives missing and unexpected keys""")
 def size_mismatch_forgiven(e):
-    """A load with wrong shapes raised RuntimeError in torch with strict=False, not in the submission."""
+    """Requires: a load with wrong shapes raised RuntimeError in torch with strict=False, and returned in
+    the submission.
+
+    Neighbour: `values_not_detached` (06, variants.yaml) fails `size_mismatch_raises_even_when_not_strict` too, without a load
+    that returns: it raises, and saves Parameters where torch saves detached tensors."""
     return any(t == "RuntimeError" and y == "no error" for t, y in e.pairs(WRONG_SHAPES_RAISES))
 
 
@@ -165,13 +204,19 @@ def size_mismatch_forgiven(e):
     with strict=False, load_state_dict() returns IncompatibleKeys(missing_keys, unexpected_keys): every key
     the model expected and did not find, and every key of the state dict the model has no place for""")
 def non_strict_keys_wrong(e):
-    """The returned missing_keys or unexpected_keys differ from torch's, or a strict load's error names
-    several but not all of torch's keys, while every state dict shown has torch's keys in torch's order."""
+    """Requires: the returned missing_keys or unexpected_keys differ from torch's and hold only keys torch
+    reports (some left out, or in the other list), or a strict load's error names several but not all of torch's
+    keys, while every state dict shown has torch's keys in torch's order.
+
+    Neighbour: `strict_loading_stays_silent` (06, variants.yaml) fails `keys_without_a_slot_are_unexpected` too, without other
+    returned keys: it returns torch's keys from a strict load that must raise."""
     if not all(want == got for want, got, _, _ in _states(e)):
         return False
     left_out = set(_listed(e, NON_PERSISTENT_NAMES))
+    reported = set(_listed(e, MISSING_KEYS) + _listed(e, UNEXPECTED_KEYS))
     for t, y in e.differing(MISSING_KEYS) + e.differing(UNEXPECTED_KEYS):
-        if isinstance(t, list) and isinstance(y, list) and not all(_left_out(k, left_out) for k in set(t) ^ set(y)):
+        if isinstance(t, list) and isinstance(y, list) and set(y) <= reported \
+                and not all(_left_out(k, left_out) for k in set(t) ^ set(y)):
             return True
     return any(isinstance(t, dict) and isinstance(y, dict) and all(t.values()) and 1 < sum(map(bool, y.values())) < len(t)
                for t, y in e.pairs(ERROR_NAMES_EACH_KEY))
@@ -182,7 +227,10 @@ def non_strict_keys_wrong(e):
     trailing dot ('' for the root, 'first', 'first.inner') the dict {'version': module._version}, the
     version of that module's own class, recorded before the module saves anything""")
 def metadata_wrong(e):
-    """The state dict has torch's keys, its _metadata does not."""
+    """Requires: the state dict has torch's keys, its _metadata does not.
+
+    Neighbour: `children_not_saved` (06, variants.yaml) fails `metadata_versions` too, without torch's keys: it saves no
+    child's state, keys or metadata."""
     keys = e.pairs(STATE_DICT_KEYS)
     return bool(keys) and all(t == y for t, y in keys) and any(
         t != y for t, y in e.pairs_where(lambda name, value: name.endswith("._metadata")))
@@ -193,8 +241,11 @@ def metadata_wrong(e):
     (state_dict._metadata.get(prefix[:-1], {}), {} when the checkpoint has none), so that an override can
     migrate a checkpoint saved by an older version of its class""")
 def local_metadata_not_passed(e):
-    """Loading a checkpoint the scenario wrote (not one the submission saved), the overrides were called as
-    in torch, with other versions than its metadata holds."""
+    """Requires: loading a checkpoint the scenario wrote (not one the submission saved), the overrides
+    were called as in torch, with other versions than its metadata holds.
+
+    Neighbour: `metadata_keyed_with_the_dot` (06, variants.yaml) fails `torch_style_override_migrates` too, without other
+    versions from a checkpoint the scenario wrote: it passes those right, and saves its own metadata under 'first.'."""
     for label, t in e.torch.items():
         y = e.yours.get(label) if isinstance(e.yours, dict) else None
         if not (label in WRITTEN_CHECKPOINTS and isinstance(t, dict) and isinstance(y, dict)):
@@ -211,7 +262,10 @@ def local_metadata_not_passed(e):
     {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}, so a _load_from_state_dict
     override (and the unexpected-key check) sees only that module's part of the checkpoint""")
 def child_sees_all_keys(e):
-    """An override below the root saw more keys than torch's, all of torch's among them."""
+    """Requires: an override below the root saw more keys than torch's, all of torch's among them.
+
+    Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `child_sees_own_keys` too, without a child that sees
+    more keys: each override sees its own, and the module's own unexpected keys are dropped."""
     for t, y in e.pairs(KEYS_SEEN):
         if isinstance(t, list) and isinstance(y, list) and len(t) == len(y):
             for (prefix_t, keys_t), (prefix_y, keys_y) in zip(t, y):
@@ -225,8 +279,11 @@ def child_sees_all_keys(e):
     tensors, before its children's), and load_state_dict() hands that value to set_extra_state(); a class
     that does not define them has no such key""")
 def extra_state_ignored(e):
-    """torch's state holds '_extra_state' keys the submission's lacks, or torch restored an extra state the
-    submission did not."""
+    """Requires: torch's state holds '_extra_state' keys the submission's lacks, or torch restored an extra
+    state the submission did not, from the same state.
+
+    Neighbour: `values_not_detached` (06, variants.yaml) fails `extra_state` too, without an '_extra_state' key missing: it
+    saves Parameters where torch saves detached tensors."""
     for t, y in e.pairs(STATE_DICT):
         if isinstance(t, dict) and isinstance(y, dict):
             missing = set(t) - set(y)
@@ -241,6 +298,9 @@ def extra_state_ignored(e):
     the existing ones (a plain tensor becomes a Parameter over the same storage, keeping the old
     Parameter's requires_grad): the way to fill a model built on the meta device""")
 def assign_copies(e):
-    """With assign=True, torch holds the checkpoint's tensor where the submission holds another."""
+    """Requires: with assign=True, torch holds the checkpoint's tensor where the submission holds another.
+
+    Neighbour: `non_persistent_buffers_saved` (06, variants.yaml) fails `assign_loads` too, without another tensor where torch
+    holds the checkpoint's: it saves the non-persistent cache as well."""
     return any(isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items())
                for t, y in e.pairs(AFTER_ASSIGN))

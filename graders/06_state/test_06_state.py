@@ -18,7 +18,8 @@ from .misconceptions import (assign_copies, child_sees_all_keys, extra_state_ign
 from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, KEYS_SEEN, MISSING_KEYS, REQUIRES_GRAD,
                     SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN,
                     WRONG_SHAPES_RAISES, aliases, checkpoint, counter_class, error_text, hooked_tree, items, mentioned,
-                    metadata, migrating_model, net_class, old_checkpoints, registered, scale_class, versioned_tree)
+                    metadata, migrating_model, net_class, old_checkpoints, registered, registered_tensors, scale_class,
+                    versioned_tree)
 
 # What any state_dict() can show.
 SAVING = [state_order, state_not_recursive, non_persistent_is_state, state_not_detached,
@@ -113,9 +114,9 @@ def load_copies_in_place(nn):
     """load_state_dict() copies values into the same tensor objects, without grad history"""
     Net = net_class(nn)
     source, model = Net(), Net()
-    before = model.state_dict(keep_vars=True)
+    before = registered_tensors(model)
     result = model.load_state_dict(source.state_dict())
-    after = model.state_dict(keep_vars=True)
+    after = registered_tensors(model)
     same = {key: after.get(key) is tensor for key, tensor in before.items()}
     leaves = {key: [v.is_leaf, v.requires_grad, v.grad_fn is None] for key, v in after.items()}
     with torch.no_grad():  # the model holds copies: changing the source leaves it alone
@@ -130,10 +131,10 @@ def optimizer_keeps_training_after_load(nn):
     """an optimizer built before load_state_dict() still trains the model after it"""
     Net = net_class(nn)
     model = Net()
-    before = model.state_dict(keep_vars=True)
+    before = registered_tensors(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     model.load_state_dict(Net().state_dict())
-    after = model.state_dict(keep_vars=True)
+    after = registered_tensors(model)
     loss = model(torch.ones(2, 3)).pow(2).sum()
     loss.backward()
     optimizer.step()
@@ -145,11 +146,11 @@ def optimizer_keeps_training_after_load(nn):
 def model_dtype_wins(nn):
     """loading float64 values into a float32 model keeps the model float32 (and int64 buffers int64)"""
     model = scale_class(nn)()
-    before = model.state_dict(keep_vars=True)
+    before = registered_tensors(model)
     state = {"weight": torch.arange(3, dtype=torch.float64) / 3, "bias": torch.ones(3, dtype=torch.float64),
              "steps": torch.tensor(7.9, dtype=torch.float64)}
     model.load_state_dict(state)
-    after = model.state_dict(keep_vars=True)
+    after = registered_tensors(model)
     return {SAME_AFTER_LOADING: {key: after.get(key) is tensor for key, tensor in before.items()},
             STATE_DICT: items(model.state_dict(), model)}
 
@@ -270,7 +271,7 @@ def random_trees_state_dict(nn, spec):
 def random_trees_load_in_place(nn, spec):
     """on random module trees, loading another tree's state copies it into the same tensors"""
     source, model = build_tree(nn, spec), build_tree(nn, spec)
-    before = model.state_dict(keep_vars=True)
+    before = registered_tensors(model)
     result = model.load_state_dict(source.state_dict())
     return {ALIASES: aliases(model), "load_state_dict returns": tuple(result), STATE_DICT: items(model.state_dict(), model),
             SAME_AFTER_LOADING: registered(model, before)}

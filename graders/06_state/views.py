@@ -109,6 +109,17 @@ def non_persistent_keys(module, prefix=""):
     return keys
 
 
+def registered_tensors(module, prefix=""):
+    """Every registered tensor by its dotted name, non-persistent buffers too, read from the registers
+    (not through the state_dict() being graded): what a load must keep and copy into."""
+    found = {prefix + name: tensor for register in (module._parameters, module._buffers)
+             for name, tensor in register.items() if tensor is not None}
+    for name, child in module._modules.items():
+        if child is not None:
+            found.update(registered_tensors(child, f"{prefix}{name}."))
+    return found
+
+
 def registered(model, state):
     """For each key, whether the model's registered tensor is that very object."""
     return {key: lookup(model, key) is value for key, value in state.items()}
@@ -123,9 +134,10 @@ def error_text(action, *args, **kwargs):
 
 
 def mentioned(raised, keys):
-    """Which of ``keys`` an error message names (as a whole dotted name, quoted or not)."""
+    """Which of ``keys`` an error message names (as a whole dotted name, quoted or not: the period that
+    ends a sentence after an unquoted list is not part of its last key)."""
     text = raised[1] if raised[0] != "no error" else ""
-    return [bool(re.search(rf"(?<![\\w.]){re.escape(key)}(?![\\w.])", text)) for key in keys]
+    return [bool(re.search(rf"(?<![\w.]){re.escape(key)}(?!\w|\.\w)", text)) for key in keys]
 
 
 def checkpoint(model, **changes):

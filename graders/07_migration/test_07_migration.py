@@ -83,13 +83,14 @@ def buffers_are_replaced(nn, device):
 
 @scenario(points=2, public=True, devices=True, misconceptions=[integer_dtype_accepted])
 def to_with_an_integer_dtype_raises(nn, device):
-    """to(torch.int64) and friends raise TypeError and leave the model as it was"""
+    """to(torch.int64) and friends raise TypeError and leave the model as it was; a complex dtype is accepted"""
     model = affine_class(nn)()
     return {"model.to(torch.int64)": attempt(model.to, torch.int64),
             "model.to(device, torch.int32)": attempt(model.to, device, torch.int32),
             "model.to(dtype=torch.bool)": attempt(model.to, dtype=torch.bool),
             "model.to(a long tensor)": attempt(model.to, torch.ones(1, dtype=torch.long)),
-            "registered tensors": tensors(model)}
+            "registered tensors": tensors(model),
+            "model.to(torch.complex64) is model": attempt(lambda: model.to(torch.complex64) is model)}
 
 
 @scenario(points=3, public=True, devices=True, misconceptions=CONVERTING)

@@ -11,7 +11,8 @@ from modlab.grading.evidence import TensorView, raised, same
 
 from .views import BIAS, BN_BUFFERS, IN_EVAL, LOAD_STRICT, NUM_BATCHES_TRACKED, PRINTED_LINES, UNCHANGED_IN_EVAL, WEIGHT
 
-FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x ")
+FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x (.*)")  # a run of equal layers torch prints once: its text
+CHILD = re.compile(r"^\(\d+\): (.*)")  # one numbered child: its text
 
 
 @misconception("init-draws-differ", "08", """
@@ -19,7 +20,10 @@ FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x ")
     init.kaiming_uniform_(weight, a=math.sqrt(5)) and the bias uniform in ±1/sqrt(in_features): the same random
     calls in the same order give bit-identical weights under a seed""")
 def init_draws_differ(e):
-    """Every initial weight and bias has torch's class, dtype and shape; some have other values."""
+    """Requires: every initial weight and bias has torch's class, dtype and shape, and some have other values.
+
+    Neighbour: `linear_weight_bare_tensor` (08, variants.yaml) fails `linear_initial_weights_match_under_a_seed` too,
+    without torch's class: its weight is a bare tensor, not a Parameter."""
     drawn = e.pairs_where(lambda name, value: name in (WEIGHT, BIAS))
     if any(isinstance(t, TensorView) and (not isinstance(y, TensorView) or t.cls != y.cls) for t, y in drawn):
         return False
@@ -34,7 +38,10 @@ def init_draws_differ(e):
     num_batches_tracked counts batches: torch.tensor(0, dtype=torch.long), an integer buffer that .to(dtype)
     leaves alone""")
 def count_is_integer(e):
-    """num_batches_tracked is an int64 tensor in torch and not in the submission."""
+    """Requires: num_batches_tracked is an int64 tensor in torch and of another dtype in the submission.
+
+    Neighbour: `batchnorm_updates_in_eval` (08, variants.yaml) fails `batchnorm_eval_uses_running_stats` too,
+    without a count of another dtype: it updates the running statistics in eval mode."""
     for t, y in e.pairs(NUM_BATCHES_TRACKED):
         dtype_t = t.dtype if isinstance(t, TensorView) else t.get("dtype", "") if isinstance(t, dict) else ""
         dtype_y = y.dtype if isinstance(y, TensorView) else y.get("dtype", "") if isinstance(y, dict) else ""
@@ -54,7 +61,10 @@ def _steps(e):
     by n - 1) for running_var but the biased one (divide by n) to normalize; momentum=None averages all
     batches so far (factor 1 / num_batches_tracked)""")
 def running_stats_formula(e):
-    """In training, a step's output agrees with torch's and its running_mean or running_var do not."""
+    """Requires: in training, a step's output agrees with torch's and its running_mean or running_var do not.
+
+    Neighbour: `num_batches_tracked_float` (08, variants.yaml) fails `batchnorm_training_updates_running_stats` too,
+    without running estimates that differ: its counter is a float tensor."""
     for t, y in _steps(e):
         outputs_agree = all(k in y and e.agree(t[k], y[k]) for k in t if k.startswith("bn(") and not k.endswith(IN_EVAL))
         if not any(k.startswith("bn(") and not k.endswith(IN_EVAL) for k in t):
@@ -69,8 +79,11 @@ def running_stats_formula(e):
     in eval mode BatchNorm normalizes with running_mean and running_var and updates nothing: neither the
     running estimates nor num_batches_tracked change""")
 def eval_updates_stats(e):
-    """The buffers stay unchanged in eval mode in torch and change in the submission, or an eval call
-    fails as in training (a batch of one)."""
+    """Requires: the buffers stay unchanged in eval mode in torch and change in the submission, or an eval
+    call fails as in training (a batch of one).
+
+    Neighbour: `running_var_biased` (08, variants.yaml) fails `batchnorm_eval_uses_running_stats` too, without
+    buffers that change in eval mode: its running_var, built in training, is biased."""
     if any(raised(y, "ValueError") and "training" in y.message and not raised(t)
            for t, y in e.pairs_where(lambda name, value: name.endswith(IN_EVAL))):
         return True
@@ -82,11 +95,21 @@ def eval_updates_stats(e):
     print(model) shows each layer's settings through extra_repr, written exactly as torch writes them,
     e.g. 'in_features=2, out_features=3, bias=True'""")
 def extra_repr_settings(e):
-    """A layer prints its class name as torch does, with other settings inside the parentheses."""
+    """Requires: a layer prints its class name as torch does and, on that line, other settings inside the
+    parentheses (some, not none).
+
+    Neighbour: `default_extra_repr_returns_none` (08, variants.yaml) fails `repr_of_each_layer` too, without a
+    layer printed with other settings: Module's own extra_repr returns None instead of ""."""
     for t, y in e.pairs_where(lambda name, value: name.startswith("repr(") and isinstance(value, str)):
-        if isinstance(y, str) and t != y and "\n" not in t and t.split("(", 1)[0] == y.split("(", 1)[0]:
+        if isinstance(y, str) and t != y and "\n" not in t and t.split("(", 1)[0] == y.split("(", 1)[0] \
+                and _first_settings(y):
             return True
     return False
+
+
+def _first_settings(text: str) -> str:
+    """What a printed layer writes on its first line inside its parentheses ("" for none)."""
+    return text.split("(", 1)[-1].split("\n")[0].removesuffix(")").strip()
 
 
 def _printed(e):
@@ -97,8 +120,11 @@ def _printed(e):
     __repr__ walks _modules: the class name, then extra_repr's lines and one '(name): child' line per child,
     indented two spaces (a child's own lines too); a one-line extra_repr without children stays on one line""")
 def repr_tree(e):
-    """The printed lines are torch's lines with other indentation, or other lines in the tree's layout,
-    and no run of equal layers is folded differently."""
+    """Requires: the printed lines are torch's lines with other indentation, or other lines in the tree's
+    layout, and no run of equal layers is folded differently.
+
+    Neighbour: `module_list_prints_every_layer` (08, variants.yaml) fails `repr_folds_equal_layers_in_a_module_list`
+    too, without torch's lines: it prints each layer of a run torch folds into one line."""
     if repr_folds_repeats.detector(e):
         return False
     for t, y in _printed(e):
@@ -111,15 +137,24 @@ def repr_tree(e):
     print(ModuleList) folds a run of equal layers into one line, '(0-2): 3 x Linear(...)', as torch does
     (ModuleList's own __repr__), while Sequential prints every child""")
 def repr_folds_repeats(e):
-    """torch folds more runs of layers ('(0-2): 3 x ...') than the submission does."""
-    for t, y in _printed(e):
-        if _folded(t) > _folded(y):
-            return True
-    return False
+    """Requires: torch folds more runs of layers ('(0-2): 3 x text') than the submission, which prints each
+    layer of such a run as '(i): text' and otherwise torch's lines.
+
+    Neighbour: `repr_children_not_indented` (08, variants.yaml) fails `repr_folds_equal_layers_in_a_module_list` too,
+    without fewer folded runs: it folds as torch does and leaves the children's own lines unindented."""
+    return any(_folded(t) > _folded(y) and _unfolded(t, y) for t, y in _printed(e))
 
 
 def _folded(rows) -> int:
     return sum(1 for row in rows if isinstance(row, str) and FOLDED.match(row.lstrip("·")))
+
+
+def _unfolded(torch_rows, your_rows) -> bool:
+    """Whether each row you print that torch does not is one layer of a run torch folds: '(i): text'
+    where torch prints '(a-b): n x text'."""
+    folded = {found[1] for row in torch_rows if isinstance(row, str) and (found := FOLDED.match(row.lstrip("·")))}
+    return all(row in torch_rows or isinstance(row, str) and (found := CHILD.match(row.lstrip("·"))) is not None
+               and found[1] in folded for row in your_rows)
 
 
 @misconception("reset-keeps-stats", "08", """
@@ -127,7 +162,10 @@ def _folded(rows) -> int:
     num_batches_tracked.zero_()), and reset_parameters() calls it before resetting weight to ones and bias
     to zeros, as torch.nn.BatchNorm1d does""")
 def reset_keeps_stats(e):
-    """After a reset, some running estimate has torch's shape and dtype and other values (the old ones)."""
+    """Requires: after a reset, some running estimate has torch's shape and dtype and other values (the old ones).
+
+    Neighbour: `num_batches_tracked_float` (08, variants.yaml) fails `batchnorm_resets` too, without old values in
+    an estimate of torch's dtype: only its counter differs, a float tensor."""
     for t, y in e.pairs(BN_BUFFERS):
         if not (isinstance(t, dict) and isinstance(y, dict)):
             continue
@@ -144,6 +182,9 @@ def reset_keeps_stats(e):
     local_metadata.get('version') and, for None or a version under 2, fills the missing key with the
     layer's own counter before calling super(), so that the old checkpoint loads strictly""")
 def old_checkpoint_refused(e):
-    """A strict load of a checkpoint older than version 2 returned in torch and raised in the submission."""
+    """Requires: a strict load of a checkpoint older than version 2 returned in torch and raised in the submission.
+
+    Neighbour: `running_var_biased` (08, variants.yaml) fails `batchnorm_old_checkpoint` too, without a load that
+    raises: it loads the old checkpoint, then tracks a biased running_var."""
     return any(not raised(t) and raised(y, "RuntimeError")
                for t, y in e.pairs(LOAD_STRICT))

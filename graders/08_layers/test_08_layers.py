@@ -160,7 +160,7 @@ def batchnorm_training_updates_running_stats(nn):
     # root shows; it is centred on 0, so computing the variance as
     # E[x^2] - E[x]^2 loses no more digits than any other correct way.
     spread, centre = torch.tensor([1.0, 0.01, 3.0, 0.5]), torch.tensor([1.0, 0.0, -1.0, 0.5])
-    seen = []
+    seen = [{BN_BUFFERS: state(bn)}]  # where the estimates start, told apart from how they move
     for _ in range(3):
         seen.append({"bn(x)": bn(torch.randn(8, 4) * spread + centre), BN_BUFFERS: state(bn)})
     return seen
@@ -229,7 +229,8 @@ def batchnorm_random_settings(nn, spec):
     bn = nn.BatchNorm1d(spec["features"], momentum=spec["momentum"], affine=spec["affine"],
                         track_running_stats=spec["track"])
     shape = (5, spec["features"]) if spec["rank"] == 2 else (4, spec["features"], 3)
-    seen = [{"bn(x)": bn(torch.randn(shape) * 2 + 0.5), BN_BUFFERS: state(bn)} for _ in range(spec["batches"])]
+    seen = [{BN_BUFFERS: state(bn)}]  # where the estimates start, told apart from how they move
+    seen += [{"bn(x)": bn(torch.randn(shape) * 2 + 0.5), BN_BUFFERS: state(bn)} for _ in range(spec["batches"])]
     bn.eval()
     seen.append({in_eval("bn(x)"): bn(torch.randn(shape)), BN_BUFFERS: state(bn)})
     return seen
