@@ -16,7 +16,7 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
-from ..shared.probes import CHILD_HOOK_TIMES_10, HOOK_LOG, first_occurrences
+from ..shared.probes import BEFORE_HOOKS, CHILD_HOOK_TIMES_10, HOOK_LOG, first_occurrences
 from ..shared.trees import build_tree, module_trees, tree_code
 from .misconceptions import (container_accepts_non_modules, container_keeps_a_plain_dict, container_keeps_a_plain_list,
                              negative_index_unsupported, no_renumbering, slice_names)
@@ -141,12 +141,13 @@ def sequential_calls_children_so_hooks_run(nn):
     calls = []
     Tagged = tagged(nn)
     model = nn.Sequential(Tagged(1), Tagged(2), nn.Sequential(Tagged(3)))
+    before_hooks = model(torch.ones(2))
     for name, child in model._modules.items():
         child.register_forward_pre_hook(lambda module, args, name=name: calls.append(f"pre {name}"))
         child.register_forward_hook(lambda module, args, output, name=name: calls.append(f"post {name}"))
     model[1].register_forward_hook(lambda module, args, output: output * 10)   # replaces the output
     model.register_forward_hook(lambda module, args, output: calls.append("post model"))
-    return {HOOK_LOG: calls, CHILD_HOOK_TIMES_10: model(torch.ones(2))}
+    return {HOOK_LOG: calls, CHILD_HOOK_TIMES_10: model(torch.ones(2)), BEFORE_HOOKS: before_hooks}
 
 
 @scenario(points=2, misconceptions=REGISTERING)
