@@ -10,7 +10,7 @@ import pytest
 
 from modlab.course import load_course
 from modlab.grading.catalog import Neighbour, course_catalog, detector_doc
-from modlab.grading.loader import load_catalog
+from modlab.grading.loader import load_catalog, load_scenarios
 from modlab.instructor.catalog_doc import catalog_markdown
 from modlab.instructor.measured import labelled_bugs, read_measured
 
@@ -67,6 +67,14 @@ def test_each_neighbour_fails_a_check_that_names_the_entry_and_gets_no_such_hint
         assert (claim.exercise, claim.check) in checks_naming(entry, course, course_measured), \
             f"{entry.id}: {claim.check} never names it for a bug labelled with it"
         assert entry.id not in shown.hinted, f"{entry.id}: its neighbour {claim.bug} gets it (a wrong hint)"
+
+
+def test_each_neighbour_fails_a_public_check(course):
+    """misconceptions.py reaches the student kit, where a hidden check's name would leak."""
+    public = {(exercise.id, s.name) for exercise in course.exercises for s in load_scenarios(course, exercise) if s.public}
+    hidden_named = [(entry.id, entry.neighbour_claim.check) for entry in catalog_of(course)
+                    if (entry.neighbour_claim.exercise, entry.neighbour_claim.check.split("[")[0]) not in public]
+    assert hidden_named == [], "name a public check in these neighbour claims"
 
 
 def test_a_docstring_splits_into_what_it_requires_and_its_neighbour():

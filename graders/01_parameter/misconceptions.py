@@ -128,8 +128,8 @@ def deepcopy_not_a_copy(e):
     """Requires: the submission's Parameter itself is right (class, requires_grad), but its deep copy
     differs from torch's (class, identity, storage, requires_grad or sharing).
 
-    Neighbour: `requires_grad_argument_ignored` (01, variants.yaml) fails `survives_deepcopy` too, without
-    a right Parameter: Parameter(t, requires_grad=False) requires grad before anything is copied."""
+    Neighbour: `requires_grad_off_by_default` (01, variants.yaml) fails `deepcopy_is_a_new_parameter` too, without a
+    right Parameter: Parameter(t) does not require grad, so its copy does not either."""
     copy_fields = (COPY_CLASS, COPY_IS_P, COPY_SHARES_STORAGE, COPY_REQUIRES_GRAD,
                    COPIES_ONE_OBJECT)
     parameter_right = _is_parameter(e) and not e.differing(P_REQUIRES_GRAD)

@@ -37,9 +37,8 @@ def _moved_to_dict(e, register: str, wanted) -> bool:
 def module_left_in_dict(e):
     """Requires: torch registered a module in _modules where the submission keeps that module in __dict__.
 
-    Neighbour: `setattr_module_keeps_old_registers` (02, student_bugs.yaml) fails `random_assignment_sequences`
-    too, without a module kept in __dict__: the module is in _modules, and the name's old value stays
-    beside it."""
+    Neighbour: `parameter_stored_in_dict` (02, variants.yaml) fails `setattr_routes_each_kind` too, without a module
+    kept in __dict__: a Parameter stays in __dict__, while modules register as in torch."""
     return _moved_to_dict(e, MODULES, lambda kind: kind is not None)
 
 
@@ -50,9 +49,8 @@ def parameter_left_in_dict(e):
     """Requires: torch registered a Parameter in _parameters where the submission keeps that Parameter in
     __dict__.
 
-    Neighbour: `setattr_tensor_hides_parameter` (02, student_bugs.yaml) fails `random_assignment_sequences`
-    too, without a Parameter in __dict__: a value other than a Parameter or None assigned to a parameter's
-    name is accepted instead of raising TypeError."""
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `setattr_routes_each_kind` too, without a Parameter in
+    __dict__: a Module stays in __dict__, while Parameters register as in torch."""
     return _moved_to_dict(e, PARAMETERS, lambda kind: kind == "Parameter")
 
 
@@ -62,8 +60,8 @@ def parameter_left_in_dict(e):
 def tensor_registered_as_parameter(e):
     """Requires: torch keeps a plain Tensor in __dict__ where the submission registered it.
 
-    Neighbour: `replacing_moves_to_the_end` (02, variants.yaml) fails `random_assignment_sequences` too,
-    without a plain tensor registered: a replaced value moves to the end of its register."""
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `setattr_routes_each_kind` too, without a plain tensor
+    registered: a Module stays in __dict__."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for name, kind in t[ATTRIBUTES].items():
             if kind == "Tensor" and any(name in _registered(y, r) for r in REGISTER_NAMES):
@@ -79,9 +77,8 @@ def name_stays_in_old_register(e):
     in one in torch; or registering it raised "attribute 'name' already exists" in the submission alone
     while the name stays in a place torch moved it out of.
 
-    Neighbour: `check_name_refuses_own_register` (02, student_bugs.yaml) fails `random_assignment_sequences`
-    too, without a name left in another place: re-registering a parameter raises "already exists" while the
-    name sits in _parameters in both worlds (the name check refuses the register's own names)."""
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `a_name_moves_between_registers` too, without a name
+    left in another place: the module assigned to the name never reaches _modules."""
     refused = _refused_names(e)
     if refused:
         return any(set(_places(y).get(name, ())) - set(_places(t).get(name, ()))
@@ -125,9 +122,8 @@ def _places(view: dict) -> dict[str, list[str]]:
 def replacing_moves_to_the_end(e):
     """Requires: a register of the submission holds torch's names in another order.
 
-    Neighbour: `old_register_kept` (02, variants.yaml) fails `random_assignment_sequences` too, without the
-    same names in another order: a Parameter assigned to a name held elsewhere is refused ("already
-    exists"), as the name is not taken out of its old place first."""
+    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `replacing_keeps_position` too, without the same names
+    in another order: _modules stays empty."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         for register in REGISTER_NAMES:
             names_t, names_y = list(_registered(t, register)), list(_registered(y, register))
@@ -173,9 +169,9 @@ def non_persistent_not_recorded(e):
     """Requires: the buffers agree with torch's; the submission's ``_non_persistent_buffers_set`` exists and
     holds other names than torch's.
 
-    Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `wrong_kinds_raise` too,
-    without a set that exists: __init__ never creates it, so register_buffer raises AttributeError
-    after storing the buffer."""
+    Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `register_buffer_persistence` too,
+    without a set that exists: __init__ never creates it, so register_buffer raises AttributeError after storing the
+    buffer."""
     return any(t[BUFFERS] == y.get(BUFFERS) and isinstance(y.get(NON_PERSISTENT), list)
                and t[NON_PERSISTENT] != y[NON_PERSISTENT]
                for t, y in e.dicts_holding(BUFFERS, NON_PERSISTENT))
@@ -226,9 +222,8 @@ def tensor_onto_parameter_name_accepted(e):
     """Requires: torch raised TypeError "... expected)" for an assignment onto a name registered alike in both
     worlds; the submission raised nothing.
 
-    Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `wrong_values_onto_registered_names_raise`
-    too, without a name registered alike: the module it assigns to sits in __dict__, so its name is no
-    module's to protect."""
+    Neighbour: `parameter_stored_in_dict` (02, variants.yaml) fails `tensor_onto_parameter_name_raises` too, without a
+    name registered alike: the Parameter stays in __dict__, so _parameters never holds the name."""
     if any(t != y for t, y in e.pairs(REGISTERS_BEFORE)):
         return False
     return any(raised(t, "TypeError") and "expected)" in t.message and not raised(y)
@@ -259,8 +254,9 @@ def wrong_kind_accepted(e):
     """Requires: torch rejected a value of the wrong kind (TypeError or ValueError, its message about the
     value); the submission raised nothing.
 
-    Neighbour: `persistent_flag_ignored` (02, variants.yaml) fails `wrong_kinds_raise` too, without a value
-    accepted: the buffer registers as in torch, but persistent=False is not recorded."""
+    Neighbour: `getattr_raises_key_error` (02, variants.yaml) fails `registering_a_tensor_as_parameter_raises` too,
+    without a value accepted: the call raises, but KeyError (its __getattr__ raises KeyError, which hasattr lets
+    through) where torch raises TypeError."""
     kind_errors = ("or None required)", "is not a Module subclass", "non-leaf")
     return any(raised(t, "TypeError", "ValueError") and any(m in t.message for m in kind_errors)
                and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))

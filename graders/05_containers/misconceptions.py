@@ -54,8 +54,8 @@ def container_keeps_a_plain_list(e):
 def container_keeps_a_plain_dict(e):
     """Requires: torch's ModuleDict registered children; the submission's has a _modules register, empty.
 
-    Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `containers_register_their_layers_parameters`
-    too, without an empty ModuleDict: it is its ModuleList that keeps the layers in a plain list."""
+    Neighbour: `container_without_super_init` (05, variants.yaml) fails `module_dict_construction` too, without an empty
+    _modules register: there is no register at all, as super().__init__() never ran."""
     return _emptied(e, ("ModuleDict",))
 
 
@@ -66,8 +66,8 @@ def container_accepts_non_modules(e):
     """Requires: a container's register holds a value that is not a module (shown as its class, '<int>'),
     where torch holds modules or refused that value, though the submission registers modules as torch does.
 
-    Neighbour: `no_renumbering_after_delete` (05, variants.yaml) fails `random_list_operations` too, without a
-    value that is not a module in a register: after a deletion it keeps the old names."""
+    Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `module_list_from_iterables` too, without a
+    value that is not a module in a register: the register stays empty."""
     if _emptied(e, (*SEQUENCES, "ModuleDict")):
         return False
     refused = e.pairs_where(lambda name, value: raised(value, "TypeError", "AssertionError")
@@ -96,8 +96,8 @@ def no_renumbering(e):
     """Requires: a container holds torch's children in torch's order under numbers that are not torch's 0,
     1, ... and skip one, where a deleted child was (outside a slice).
 
-    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `sequential_setitem_and_delitem` too, without
-    children under other numbers: it refuses a negative index."""
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `module_list_mutation` too, without children under
+    other numbers: it refuses a negative index."""
     if _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str)):
         return False
     return any(_same_children_other_names(t, y) and _names(t) == [str(i) for i in range(len(_names(t)))]
@@ -116,8 +116,8 @@ def _gap(names) -> bool:
 def slice_names(e):
     """Requires: a slice holds torch's children in torch's order under other names.
 
-    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `random_list_operations` too, without a slice
-    under other names: it refuses a negative index."""
+    Neighbour: `negative_indices_refused` (05, variants.yaml) fails `module_list_indexing_and_slices` too, without a
+    slice under other names: it refuses a negative index."""
     in_slice = _operation(e) == GET_SLICE or any(":" in name for name in e.difference.names if isinstance(name, str))
     return in_slice and any(_same_children_other_names(t, y) for t, y in _contents(e))
 

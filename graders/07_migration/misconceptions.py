@@ -166,8 +166,8 @@ def type_keeps_integers(e):
 def apply_order(e):
     """Requires: fn saw torch's modules in another order.
 
-    Neighbour: `apply_converts_none_slots` (07, student_bugs.yaml) fails `random_trees_apply[cpu]` too, without
-    another order: _apply hands fn the empty parameter slots too."""
+    Neighbour: `to_returns_nothing` (07, variants.yaml) fails `apply_visits_children_first[cpu]` too, without another
+    order: to() returns None, so model.to(device).apply(fn) raises before fn sees a module."""
     for t, y in e.pairs(CLASSES_SEEN) + e.pairs(SEEN):
         if isinstance(t, list) and isinstance(y, list) and t != y and sorted(map(str, t)) == sorted(map(str, y)):
             return True

@@ -35,9 +35,8 @@ def bare_tensor(e):
     """Requires: torch registered a Parameter in _parameters where the submission holds a plain Tensor
     attribute of that name.
 
-    Neighbour: `linear_init_default_kaiming` (08, variants.yaml) fails `linear_trains_with_torch_optim` too,
-    without a plain Tensor attribute: weight and bias are registered Parameters, drawn by another
-    initialisation."""
+    Neighbour: `linear_weight_shape_transposed` (08, student_bugs.yaml) fails `linear_registers_weight_and_bias` too,
+    without a plain Tensor attribute: weight is a registered Parameter of the transposed shape."""
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
         registered = t[PARAMETERS] if isinstance(t[PARAMETERS], dict) else {}
         for name, kind in registered.items():
