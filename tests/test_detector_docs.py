@@ -69,10 +69,11 @@ def test_each_neighbour_fails_a_check_that_names_the_entry_and_gets_no_such_hint
         assert entry.id not in shown.hinted, f"{entry.id}: its neighbour {claim.bug} gets it (a wrong hint)"
 
 
-def test_each_neighbour_fails_a_public_check(course):
+def test_each_neighbour_fails_a_public_check(any_course):
     """misconceptions.py reaches the student kit, where a hidden check's name would leak."""
-    public = {(exercise.id, s.name) for exercise in course.exercises for s in load_scenarios(course, exercise) if s.public}
-    hidden_named = [(entry.id, entry.neighbour_claim.check) for entry in catalog_of(course)
+    public = {(exercise.id, s.name) for exercise in any_course.exercises
+              for s in load_scenarios(any_course, exercise) if s.public}
+    hidden_named = [(entry.id, entry.neighbour_claim.check) for entry in catalog_of(any_course)
                     if (entry.neighbour_claim.exercise, entry.neighbour_claim.check.split("[")[0]) not in public]
     assert hidden_named == [], "name a public check in these neighbour claims"
 

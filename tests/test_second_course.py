@@ -52,7 +52,7 @@ def test_the_reference_scores_full_marks_and_the_stubs_nothing(optim):
 
 
 @pytest.mark.parametrize("name", ["weight_decay_left_out", "weight_decay_subtracted", "buffer_made_afresh_each_step",
-                                  "dampening_left_out"])
+                                  "dampening_left_out", "momentum_scales_the_gradient"])
 def test_each_labelled_variant_gets_exactly_its_misconceptions(optim, tmp_path, name):
     [variant] = [v for v in load_variants(optim) if v.name == name]
     result = grade_exercise(optim, optim.exercise(variant.exercise), variant_package(optim, variant, tmp_path), CPU)
@@ -67,7 +67,8 @@ def test_build_measure_records_what_grading_showed_and_the_page_gives_recall_and
     assert main(["--course", str(root / "course.yaml"), "build", "--measure"]) == 0
     assert "wrote graders/01_sgd/measured.yaml" in capsys.readouterr().out
     measured = yaml.safe_load((root / "graders" / "02_momentum" / "measured.yaml").read_text())
-    assert set(measured["variants.yaml"]) == {"buffer_made_afresh_each_step", "dampening_left_out"}
+    assert set(measured["variants.yaml"]) == {"buffer_made_afresh_each_step", "dampening_left_out",
+                                                 "momentum_scales_the_gradient"}
     assert list(measured["variants.yaml"]["buffer_made_afresh_each_step"]["hinted"]) == ["momentum-buffer-not-kept"]
     page = (root / "docs" / "misconceptions.md").read_text()
     row = next(line for line in page.splitlines() if line.startswith("| `momentum-buffer-not-kept`"))

@@ -32,7 +32,10 @@ def _names(view) -> list:
 
 
 def _emptied(e, types) -> bool:
-    """torch registered children in a container of ``types``; the submission's has its register, empty."""
+    """torch registered children in a container of ``types``; the submission's has its register, empty,
+    and raised nowhere torch returned (an insert that raises leaves the register empty for its own reason)."""
+    if any(raised(y) and not raised(t) for _, t, y in e.fields()):
+        return False
     return any(t[CONTAINER_TYPE] in types and t[REGISTERED] and y.get(REGISTERED) == [] for t, y in _contents(e))
 
 
@@ -41,7 +44,7 @@ def _emptied(e, types) -> bool:
     add each child with add_module(str(index), module), so that parameters(), state_dict() and .to() see it""")
 def container_keeps_a_plain_list(e):
     """Requires: torch's Sequential or ModuleList registered children; the submission's has a _modules
-    register, empty.
+    register, empty, and raised nowhere torch returned.
 
     Neighbour: `append_skips_add_module` (05, variants.yaml) fails `module_list_from_iterables` too, without an
     empty register: append writes into _modules itself, skipping add_module's checks."""
@@ -52,7 +55,8 @@ def container_keeps_a_plain_list(e):
     layers kept in a plain Python dict are never registered: a ModuleDict registers each value as a
     submodule under its key (add_module(key, module))""")
 def container_keeps_a_plain_dict(e):
-    """Requires: torch's ModuleDict registered children; the submission's has a _modules register, empty.
+    """Requires: torch's ModuleDict registered children; the submission's has a _modules register, empty,
+    and raised nowhere torch returned.
 
     Neighbour: `container_without_super_init` (05, variants.yaml) fails `module_dict_construction` too, without an empty
     _modules register: there is no register at all, as super().__init__() never ran."""

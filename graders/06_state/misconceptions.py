@@ -45,14 +45,15 @@ def state_order(e):
     state_dict(destination, prefix + name + "."), so every submodule's keys are there, dotted""")
 def state_not_recursive(e):
     """Requires: the submission's state lacks exactly torch's keys of submodules (dotted ones, none of
-    them a name a module is registered again as), and has none torch lacks.
+    them a name a module is registered again as), has none torch lacks, and is not empty (an empty one
+    saved the module's own tensors no more than its children's).
 
     Neighbour: `buffers_before_parameters` (06, variants.yaml) fails `keys_in_torch_order` too, without keys missing: it saves
     every key, buffers before parameters."""
     aliases = _listed(e, ALIASES)
     for want, got, _, _ in _states(e):
         missing = [k for k in want if k not in got]
-        if missing and set(got) <= set(want) and all("." in k for k in missing) \
+        if missing and got and set(got) <= set(want) and all("." in k for k in missing) \
                 and not any(k.split(".")[0] in aliases or k in aliases for k in missing):
             return True
     return False
@@ -178,11 +179,13 @@ def _returned(observed) -> bool:
     load_state_dict() looks at every key before raising: collect missing keys, unexpected keys and size
     mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
 def first_problem_raises(e):
-    """Requires: both raised RuntimeError; torch's message names every one of several keys, the submission's
-    only one.
+    """Requires: every state dict shown has torch's keys in torch's order; both raised RuntimeError;
+    torch's message names every one of several keys, the submission's only one.
 
     Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `strict_reports_missing_and_unexpected` too, without an
     error that names one key alone: its error names every key but the module's own unexpected ones."""
+    if not all(want == got for want, got, _, _ in _states(e)):
+        return False
     for t, y in e.pairs(ERROR_NAMES_EACH_KEY):
         if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values()) and sum(map(bool, y.values())) == 1:
             return True

@@ -134,11 +134,12 @@ def _dtype_of(value) -> str:
     Module.to() accepts only floating-point or complex dtypes and raises TypeError for any other, before it
     converts anything""")
 def integer_dtype_accepted(e):
-    """Requires: torch refused an integer or bool dtype with TypeError; the submission raised no TypeError.
+    """Requires: torch refused an integer or bool dtype with TypeError; the submission raised no TypeError,
+    nor a NameError (a to() whose own code cannot run fails before it reads any dtype).
 
     Neighbour: `to_refuses_complex_dtypes` (07, variants.yaml) fails `to_with_an_integer_dtype_raises[cpu]` too,
     without an integer dtype accepted: it refuses every dtype that is not floating point, complex64 too."""
-    return any(raised(t, "TypeError") and not raised(y, "TypeError")
+    return any(raised(t, "TypeError") and not raised(y, "TypeError", "NameError", "UnboundLocalError")
                for t, y in e.pairs_where(lambda name, value: name.startswith("model.to(")))
 
 

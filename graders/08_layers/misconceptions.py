@@ -61,7 +61,8 @@ def _steps(e):
     by n - 1) for running_var but the biased one (divide by n) to normalize; momentum=None averages all
     batches so far (factor 1 / num_batches_tracked)""")
 def running_stats_formula(e):
-    """Requires: in training, a step's output agrees with torch's and its running_mean or running_var do not.
+    """Requires: in training, a step's output and num_batches_tracked agree with torch's and its running_mean
+    or running_var do not (a miscounted step makes momentum=None's average differ, with a right formula).
 
     Neighbour: `num_batches_tracked_float` (08, variants.yaml) fails `batchnorm_training_updates_running_stats` too,
     without running estimates that differ: its counter is a float tensor."""
@@ -70,7 +71,9 @@ def running_stats_formula(e):
         if not any(k.startswith("bn(") and not k.endswith(IN_EVAL) for k in t):
             continue
         buffers_t, buffers_y = t[BN_BUFFERS], y.get(BN_BUFFERS, {})
-        if outputs_agree and any(not e.agree(buffers_t.get(k), buffers_y.get(k)) for k in ("running_mean", "running_var")):
+        counted = e.agree(buffers_t.get("num_batches_tracked"), buffers_y.get("num_batches_tracked"))
+        if outputs_agree and counted and any(not e.agree(buffers_t.get(k), buffers_y.get(k))
+                                             for k in ("running_mean", "running_var")):
             return True
     return False
 

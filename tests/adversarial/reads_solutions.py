@@ -3,7 +3,8 @@ import os
 import sys
 
 _course = os.path.dirname(os.path.dirname(sys.modules["modlab"].__file__))
-_grader = next(m.__file__ for name, m in list(sys.modules.items()) if name.startswith("modlab_course_"))
+_grader = next(m.__file__ for name, m in list(sys.modules.items())
+               if name.startswith("modlab_course_") and getattr(m, "__file__", None))  # a module from a file
 for _path in (os.path.join(_course, "tests", "adversarial", "PWNED"), os.path.join(_course, "PWNED")):
     try:
         with open(_path, "w") as _file:

@@ -11,9 +11,9 @@ def momentum_buffer_not_kept(e):
     """Requires: the first step agrees with torch; after the second, the submission's buffer is that step's
     gradient alone.
 
-    Neighbour: `dampening_left_out` (02, variants.yaml) fails `dampening_scales_the_new_gradient` too,
-    without a buffer that is the second gradient alone: the buffer is kept, but takes each new gradient
-    whole."""
+    Neighbour: `momentum_scales_the_gradient` (02, variants.yaml) fails `momentum_keeps_a_running_buffer` too,
+    without a buffer that is the second gradient alone: the buffer is kept, but takes momentum times each new
+    gradient."""
     first_agrees = all(e.agree(t, y) for t, y in e.pairs(FIRST))
     return first_agrees and any(e.agree(gradient, y) for (gradient, _), (_, y) in
                                 zip(e.pairs(SECOND_GRADIENT), e.pairs(BUFFER)))
