@@ -282,9 +282,10 @@ def _module_code(member: list, here: str, lines: list) -> str:
             code = _module_code(child, f"{here}.{key}", lines)
             lines.append(f"{variable}[{key!r}] = {code}" if kind == "dict" else f"{variable}.append({code})")
         return variable
-    children = ", ".join(_module_code(child, f"{here}.{key}", lines) if kind != "dict"
-                         else f"{key!r}: {_module_code(child, f'{here}.{key}', lines)}" for key, child in keyed)
-    return f"nn.{container}({children})" if kind == "seq" else f"nn.{container}({'{' if kind == 'dict' else '['}{children}{'}' if kind == 'dict' else ']'})"
+    codes = [(key, _module_code(child, f"{here}.{key}", lines)) for key, child in keyed]
+    children = ", ".join(f"{key!r}: {code}" if kind == "dict" else code for key, code in codes)
+    opening, closing = {"dict": ("{", "}"), "seq": ("", ""), "list": ("[", "]")}[kind]
+    return f"nn.{container}({opening}{children}{closing})"
 
 
 def _shared_within(member: list):
