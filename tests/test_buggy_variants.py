@@ -8,6 +8,8 @@ gives each entry's recall and precision.
 Each bug is graded once, by its own test, so that parallel workers share them out.
 `bench/feedback.py` prints the same figures per exercise.
 """
+import functools
+
 import pytest
 
 from modlab.course import load_course
@@ -26,6 +28,13 @@ BUGS = list(labelled_bugs(COURSE))
 PARAMS = [pytest.param(labelled_set, variant, id=f"{variant.exercise}-{variant.name}"
                        + ("" if labelled_set == VARIANTS else "-blind"),
                        marks=[pytest.mark.cuda] if variant.cuda else []) for labelled_set, variant in BUGS]
+
+
+@functools.cache
+def measured() -> dict:
+    """What ``measured.yaml`` records, read once per test process rather than once per bug (a
+    module-scoped fixture would put every bug's test on one parallel worker: tests/conftest.py)."""
+    return read_measured(COURSE)
 
 
 def named(tests) -> set[str]:
@@ -49,13 +58,13 @@ def test_bug_loses_points_gets_no_wrong_hint_and_is_measured(course, labelled_se
         public = [t for t in result.tests if t.public]
         missing = set(variant.misconceptions) - named(public)
         assert not missing, f"the public checks miss {missing}: {feedback(public)}"
-    recorded = read_measured(course).get((variant.exercise, labelled_set, variant.name))
+    recorded = measured().get((variant.exercise, labelled_set, variant.name))
     assert recorded == shown, "graders/*/measured.yaml records otherwise: run `modlab build --measure`"
 
 
 def test_measured_records_only_bugs_that_exist(course):
     bugs = {(variant.exercise, labelled_set, variant.name) for labelled_set, variant in BUGS}
-    assert set(read_measured(course)) - bugs == set()
+    assert set(measured()) - bugs == set()
 
 
 @pytest.fixture(scope="module")

@@ -51,20 +51,21 @@ def course_measured(course):
     return read_measured(course)
 
 
-def checks_naming(entry, course, measured) -> set[tuple[str, str]]:
-    """``(exercise, check)`` of every failed check that named ``entry`` for a bug labelled with it."""
-    return {(variant.exercise, check) for labelled_set, variant in labelled_bugs(course)
+def checks_naming(entry, bugs, measured) -> set[tuple[str, str]]:
+    """``(exercise, check)`` of every failed check that named ``entry`` for a bug of ``bugs`` labelled with it."""
+    return {(variant.exercise, check) for labelled_set, variant in bugs
             if entry.id in variant.misconceptions and (variant.exercise, labelled_set, variant.name) in measured
             for check in measured[(variant.exercise, labelled_set, variant.name)].checks_naming(entry.id)}
 
 
 def test_each_neighbour_fails_a_check_that_names_the_entry_and_gets_no_such_hint(course, course_measured):
+    bugs = list(labelled_bugs(course))
     for entry in catalog_of(course):
         claim = entry.neighbour_claim
         shown = course_measured.get((claim.exercise, claim.labelled_set, claim.bug))
         assert shown is not None, f"{entry.id}: measured.yaml does not record {claim.bug}: run `modlab build --measure`"
         assert claim.check in shown.failed, f"{entry.id}: its neighbour {claim.bug} does not fail {claim.check}"
-        assert (claim.exercise, claim.check) in checks_naming(entry, course, course_measured), \
+        assert (claim.exercise, claim.check) in checks_naming(entry, bugs, course_measured), \
             f"{entry.id}: {claim.check} never names it for a bug labelled with it"
         assert entry.id not in shown.hinted, f"{entry.id}: its neighbour {claim.bug} gets it (a wrong hint)"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from modlab.course import Course
-from modlab.instructor.variants import STUDENT_BUGS, VARIANTS, Variant, load_variants, variant_package
+from modlab.instructor.variants import STUDENT_BUGS, VARIANTS, Variant, load_variants, read_yaml, variant_package
 from modlab.records import FAILED, ExerciseResult
 
 MEASURED = "measured.yaml"  # in each exercise's grading folder
@@ -119,7 +119,7 @@ def read_measured(course: Course) -> dict[tuple[str, str, str], Shown]:
     recorded = {}
     for exercise in course.exercises:
         path = course.grading_folder(exercise) / MEASURED
-        sets = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        sets = read_yaml(path) if path.is_file() else {}
         for labelled_set, bugs in sets.items():
             for name, shown in bugs.items():
                 recorded[(exercise.id, labelled_set, name)] = Shown.from_yaml(shown)
