@@ -236,14 +236,23 @@ def tensor_onto_parameter_name_accepted(e):
     a string (dotted names would break the walk's names and state_dict keys)""")
 def bad_names_accepted(e):
     """Requires: torch rejected a name (KeyError or TypeError, its message about the name); the submission
-    raised nothing.
+    raised nothing; and where torch's message says the name is already an attribute, the submission's
+    __dict__ holds it too (a __setattr__ that never kept the attribute leaves nothing to clash with).
 
     Neighbour: `init_forgets_non_persistent_set` (02, student_bugs.yaml) fails `dotted_names_raise` too,
     without a bad name accepted: it rejects the bad names as torch does, but its registers lack the
     non-persistent set, which __init__ never creates."""
     name_errors = ("contain", "empty string", "already exists", "name should be a string")
     return any(raised(t, "KeyError", "TypeError") and any(m in t.message for m in name_errors)
-               and not raised(y) for t, y in e.pairs_where(lambda name, value: raised(value)))
+               and not raised(y) and _clashes_in_yours(e, t.message)
+               for t, y in e.pairs_where(lambda name, value: raised(value)))
+
+
+def _clashes_in_yours(e, message: str) -> bool:
+    """Whether the name torch's ``message`` calls already an attribute is in the submission's ``__dict__``
+    wherever the registers are shown (True for a message about anything else)."""
+    clash = ALREADY_EXISTS.search(message)
+    return clash is None or all(clash["name"] in _registered(y, ATTRIBUTES) for _, y in e.dicts_holding(ATTRIBUTES))
 
 
 @misconception("wrong-kind-accepted", "02", """
@@ -267,13 +276,15 @@ def wrong_kind_accepted(e):
     so Python calls __getattr__ for each of them""")
 def getattr_misses_a_register(e):
     """Requires: reading a registered name found it in torch and not in the submission (False, or
-    AttributeError).
+    AttributeError), whose registers hold every name torch's do (a value never registered is not
+    __getattr__'s to find).
 
-    Neighbour: `getattr_raises_key_error` (02, variants.yaml) fails `getattr_reads_the_registers` too, without
-    a registered name missed: a missing name raises KeyError, which hasattr() lets through, so
-    registering the buffer raises before any name is read."""
-    return any(t is True and (y is False or raised(y, "AttributeError"))
-               for t, y in e.pairs_where(lambda name, value: " is m._" in name))
+    Neighbour: `setattr_handles_parameters_only` (02, variants.yaml) fails `getattr_reads_the_registers` too,
+    without torch's names registered: its __setattr__ drops a module, so m.child is found nowhere."""
+    registered = all(set(_registered(t, register)) <= set(_registered(y, register))
+                     for t, y in e.dicts_holding(*REGISTER_NAMES) for register in REGISTER_NAMES)
+    return registered and any(t is True and (y is False or raised(y, "AttributeError"))
+                              for t, y in e.pairs_where(lambda name, value: " is m._" in name))
 
 
 @misconception("getattr-raises-attribute-error", "02", """

@@ -50,7 +50,7 @@ def getattr_reads_the_registers(nn):
             "m.running is m._buffers['running']": attempt(lambda: m.running is m._buffers["running"]),
             "m.child is m._modules['child']": attempt(lambda: m.child is m._modules["child"]),
             NOTHING_HERE: attempt(getattr, m, "nothing_here"),
-            HAS_NOTHING_HERE: attempt(hasattr, m, "nothing_here")}
+            HAS_NOTHING_HERE: attempt(hasattr, m, "nothing_here"), "registers": registers(m)}
 
 
 @scenario(points=1, public=True, misconceptions=[delattr_skips_registers])

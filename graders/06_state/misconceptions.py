@@ -8,15 +8,28 @@ from modlab.grading.catalog import misconception
 from modlab.grading.evidence import TensorView, raised
 
 from ..shared.probes import NON_PERSISTENT_NAMES
-from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, ITEMS, KEYS_SEEN, MISSING_KEYS,
-                    REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, STATE_TYPE, TENSOR_CLASS,
-                    UNEXPECTED_KEYS, VERSIONS_SEEN, WRITTEN_CHECKPOINTS, WRONG_SHAPES_RAISES)
+from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, ITEMS, KEYS_SEEN, LOADED_TENSORS,
+                    MISSING_KEYS, PREFIX, REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, STATE_TYPE,
+                    TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN, WRITTEN_CHECKPOINTS, WRONG_SHAPES_RAISES)
 
 
 def _states(e):
-    """``(torch keys, your keys, torch items, your items)`` of every state dict shown."""
-    return [(list(t[ITEMS]), list(y[ITEMS]), t[ITEMS], y[ITEMS]) for t, y in e.dicts_holding(STATE_TYPE, ITEMS)
-            if isinstance(t[ITEMS], dict) and isinstance(y.get(ITEMS), dict)]
+    """``(torch keys, your keys, torch items, your items)`` of every state dict shown, each holding only
+    the keys under the prefix it was saved with (a destination's earlier keys are not the module's)."""
+    states = []
+    for t, y in e.dicts_holding(STATE_TYPE, ITEMS):
+        if isinstance(t[ITEMS], dict) and isinstance(y.get(ITEMS), dict):
+            prefix = t.get(PREFIX, "")
+            t_items, y_items = ({k: v for k, v in side[ITEMS].items() if k.startswith(prefix)} for side in (t, y))
+            states.append((list(t_items), list(y_items), t_items, y_items))
+    return states
+
+
+def _states_agree(e) -> bool:
+    """Whether every state dict shown has torch's keys, in torch's order, and torch's values: a load
+    that left tensors unloaded (one that did not reach a child) differs here."""
+    return all(want == got and all(e.agree(t_items[k], y_items[k]) for k in want)
+               for want, got, t_items, y_items in _states(e))
 
 
 def _left_out(key: str, left_out: set[str]) -> bool:
@@ -179,17 +192,17 @@ def _returned(observed) -> bool:
     load_state_dict() looks at every key before raising: collect missing keys, unexpected keys and size
     mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
 def first_problem_raises(e):
-    """Requires: every state dict shown has torch's keys in torch's order; both raised RuntimeError;
-    torch's message names every one of several keys, the submission's only one.
+    """Requires: every state dict shown has torch's keys in torch's order; every error shown that names
+    several keys in torch names exactly one in the submission (a load that never reaches a child names
+    none of the child's keys, where only children's keys are wrong).
 
     Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `strict_reports_missing_and_unexpected` too, without an
     error that names one key alone: its error names every key but the module's own unexpected ones."""
     if not all(want == got for want, got, _, _ in _states(e)):
         return False
-    for t, y in e.pairs(ERROR_NAMES_EACH_KEY):
-        if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values()) and sum(map(bool, y.values())) == 1:
-            return True
-    return False
+    errors = [(t, y) for t, y in e.pairs(ERROR_NAMES_EACH_KEY)
+              if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values())]
+    return bool(errors) and all(sum(map(bool, y.values())) == 1 for _, y in errors)
 
 
 @misconception("size-mismatch-forgiven", "06", """
@@ -208,21 +221,19 @@ def size_mismatch_forgiven(e):
     the model expected and did not find, and every key of the state dict the model has no place for""")
 def non_strict_keys_wrong(e):
     """Requires: the returned missing_keys or unexpected_keys differ from torch's and hold only keys torch
-    reports (some left out, or in the other list), or a strict load's error names several but not all of torch's
-    keys, while every state dict shown has torch's keys in torch's order.
+    reports (some left out, or in the other list), while every state dict shown has torch's keys, order and
+    values (a load that never reached a child leaves its keys out of both lists and its tensors unloaded; a
+    strict error that leaves keys out is the error's own fault, when the returned lists are right).
 
-    Neighbour: `strict_loading_stays_silent` (06, variants.yaml) fails `keys_without_a_slot_are_unexpected` too, without other
-    returned keys: it returns torch's keys from a strict load that must raise."""
-    if not all(want == got for want, got, _, _ in _states(e)):
+    Neighbour: `load_skips_children` (06, variants.yaml) fails `non_strict_returns_the_keys` too, without torch's values
+    loaded: it leaves a child's key out of missing_keys because it never loads the child at all."""
+    if not _states_agree(e):
         return False
     left_out = set(_listed(e, NON_PERSISTENT_NAMES))
     reported = set(_listed(e, MISSING_KEYS) + _listed(e, UNEXPECTED_KEYS))
-    for t, y in e.differing(MISSING_KEYS) + e.differing(UNEXPECTED_KEYS):
-        if isinstance(t, list) and isinstance(y, list) and set(y) <= reported \
-                and not all(_left_out(k, left_out) for k in set(t) ^ set(y)):
-            return True
-    return any(isinstance(t, dict) and isinstance(y, dict) and all(t.values()) and 1 < sum(map(bool, y.values())) < len(t)
-               for t, y in e.pairs(ERROR_NAMES_EACH_KEY))
+    return any(isinstance(t, list) and isinstance(y, list) and set(y) <= reported
+               and not all(_left_out(k, left_out) for k in set(t) ^ set(y))
+               for t, y in e.differing(MISSING_KEYS) + e.differing(UNEXPECTED_KEYS))
 
 
 @misconception("metadata-wrong", "06", """
@@ -283,17 +294,20 @@ def child_sees_all_keys(e):
     that does not define them has no such key""")
 def extra_state_ignored(e):
     """Requires: torch's state holds '_extra_state' keys the submission's lacks, or torch restored an extra
-    state the submission did not, from the same state.
+    state the submission did not, from the same state, with the same tensors loaded (a load that raised, or
+    never reached the child, restored neither).
 
-    Neighbour: `values_not_detached` (06, variants.yaml) fails `extra_state` too, without an '_extra_state' key missing: it
-    saves Parameters where torch saves detached tensors."""
+    Neighbour: `load_skips_children` (06, variants.yaml) fails `extra_state` too, without the same tensors loaded: its
+    load never reaches the counter, whose weight stays as it was, like its extra state."""
     for t, y in e.pairs(STATE_DICT):
         if isinstance(t, dict) and isinstance(y, dict):
             missing = set(t) - set(y)
             if missing and all(k.endswith("_extra_state") for k in missing):
                 return True
     return any(t != y for t, y in e.pairs(COUNTER_CALLS)) and not any(
-        t != y for t, y in e.pairs(STATE_DICT))
+        t != y for t, y in e.pairs(STATE_DICT)) and any(
+        isinstance(t, dict) and isinstance(y, dict) and list(t) == list(y) and all(e.agree(t[k], y[k]) for k in t)
+        for t, y in e.pairs(LOADED_TENSORS))
 
 
 @misconception("assign-copies", "06", """

@@ -15,11 +15,11 @@ from .misconceptions import (assign_copies, child_sees_all_keys, extra_state_ign
                              non_strict_keys_wrong, shared_module_saved_once, size_mismatch_forgiven,
                              state_includes_unregistered, state_not_detached, state_not_recursive, state_order,
                              strict_ignored)
-from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, KEYS_SEEN, MISSING_KEYS, REQUIRES_GRAD,
-                    SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN,
-                    WRONG_SHAPES_RAISES, aliases, checkpoint, counter_class, error_text, hooked_tree, items, mentioned,
-                    metadata, migrating_model, net_class, old_checkpoints, registered, registered_tensors, scale_class,
-                    versioned_tree)
+from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, KEYS_SEEN, LOADED_TENSORS,
+                    MISSING_KEYS, REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, TENSOR_CLASS,
+                    UNEXPECTED_KEYS, VERSIONS_SEEN, WRONG_SHAPES_RAISES, aliases, checkpoint, counter_class,
+                    error_text, hooked_tree, items, mentioned, metadata, migrating_model, net_class, old_checkpoints,
+                    registered, registered_tensors, scale_class, versioned_tree)
 
 # What any state_dict() can show.
 SAVING = [state_order, state_not_recursive, non_persistent_is_state, state_not_detached,
@@ -204,9 +204,16 @@ def size_mismatch_raises_even_when_not_strict(nn):
     model = net_class(nn)()
     state = checkpoint(net_class(nn)(), first__weight=torch.ones(4), mean=torch.ones(1, 3))
     raised = error_text(model.load_state_dict, state, strict=False)
+    # Both mismatches in children: an error that names one of them stopped there, while a load that
+    # never reaches the children names neither.
+    in_children = checkpoint(net_class(nn)(), first__weight=torch.ones(4), second__weight=torch.ones(4))
+    children_raised = error_text(net_class(nn)().load_state_dict, in_children, strict=False)
     return {WRONG_SHAPES_RAISES: raised[0],
             ERROR_NAMES_EACH_KEY: dict(zip(["first.weight", "mean"], mentioned(raised, ["first.weight", "mean"]))),
-            "model.state_dict() afterwards": items(model.state_dict(), model)}
+            "model.state_dict() afterwards": items(model.state_dict(), model),
+            "first.weight and second.weight of wrong shapes": {
+                ERROR_NAMES_EACH_KEY: dict(zip(["first.weight", "second.weight"],
+                                               mentioned(children_raised, ["first.weight", "second.weight"])))}}
 
 
 @scenario(points=2, public=True, misconceptions=[*LOADING, non_strict_keys_wrong])
@@ -365,6 +372,9 @@ def extra_state(nn):
     model.counter.inner = Counter()
     model.plain = nn.Module()
     model.counter.calls = 3
+    with torch.no_grad():  # unlike a fresh Counter's, so that loading them shows
+        model.counter.weight.fill_(2)
+        model.counter.inner.weight.fill_(3)
     state = model.state_dict()
     fresh = nn.Module()
     fresh.counter = Counter()
@@ -374,6 +384,7 @@ def extra_state(nn):
     without = {key: value for key, value in state.items() if not key.endswith("_extra_state")}
     return {STATE_DICT: {key: value for key, value in state.items()},
             "fresh.load_state_dict(state) returns": result, COUNTER_CALLS: fresh.counter.calls,
+            LOADED_TENSORS: {key: value for key, value in fresh.state_dict().items() if not key.endswith("_extra_state")},
             "load_state_dict(state without the extra state, strict=False)":
                 attempt(lambda: tuple(fresh.load_state_dict(without, strict=False))),
             "plain.load_state_dict({'_extra_state': 1}, strict=False)":

@@ -15,6 +15,7 @@ from ..shared.trees import lookup
 # The fields scenarios observe under and detectors read, each defined once here.
 STATE_TYPE = Field("type")
 ITEMS = Field("items")
+PREFIX = Field("prefix")
 ALIASES = Field("aliases")
 UNEXPECTED_KEYS = Field("unexpected_keys")
 MISSING_KEYS = Field("missing_keys")
@@ -27,6 +28,7 @@ VERSIONS_SEEN = Field("[prefix, version] each override saw")
 KEYS_SEEN = Field("keys each override saw")
 STATE_DICT = Field("model.state_dict()")
 COUNTER_CALLS = Field("fresh.counter.calls")
+LOADED_TENSORS = Field("fresh's tensors after loading")
 AFTER_ASSIGN = Field("is the checkpoint's tensor after assign")
 WRONG_SHAPES_RAISES = Field("load_state_dict(strict=False) with wrong shapes raises")
 VERSION_1 = Field("a version-1 checkpoint")
@@ -71,9 +73,12 @@ def net_class(nn):
 
 
 def items(state, model=None, prefix=""):
-    """A state dict as plain data: its type, its keys and tensors in order and,
+    """A state dict as plain data: its type, its keys and tensors in order, the prefix
+    the model saved it under (where a destination may have held other keys before) and,
     given the model, the keys its non-persistent buffers would have (what is not state)."""
     view = {STATE_TYPE: type(state).__name__, ITEMS: state}
+    if prefix:
+        view[PREFIX] = prefix
     if model is not None:
         view[NON_PERSISTENT_NAMES] = non_persistent_keys(model, prefix)
     return view
