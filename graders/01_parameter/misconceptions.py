@@ -4,13 +4,19 @@ from modlab.grading.catalog import misconception
 
 from .views import (COPIES_ONE_OBJECT, COPY_CLASS, COPY_IS_P, COPY_REQUIRES_GRAD, COPY_SHARES_STORAGE, EMPTY, FLAGS,
                     KEYWORD_FALSE, LOADED_CLASS, LOADED_ONE_OBJECT, LOADED_REQUIRES_GRAD, P_CLASS, P_REQUIRES_GRAD,
-                    POSITIONAL_FALSE, REPR_FROZEN, REPR_TRAINED, RESULT_TYPES, SHARES_STORAGE, UNDER_NO_GRAD)
+                    P_SHAPE, POSITIONAL_FALSE, REPR_FROZEN, REPR_TRAINED, RESULT_TYPES, SHARES_STORAGE, UNDER_NO_GRAD)
 
 
 def _is_parameter(e) -> bool:
     """The submission's Parameter(...) is a Parameter: a precondition of every
     entry that blames one particular method of the class."""
     return all(y == "Parameter" for _, y in e.pairs(P_CLASS))
+
+
+def _holds_its_data(e) -> bool:
+    """The submission's Parameter has its data's shape: one that dropped its data fails every
+    check of a method for that one reason."""
+    return all(t == y for t, y in e.pairs(P_SHAPE))
 
 
 @misconception("new-returns-plain-tensor", "01", """
@@ -43,12 +49,13 @@ def requires_grad_default(e):
     no copy, so writing to data changes the Parameter; data.clone(), torch.tensor(data) or
     data.detach().clone() copy""")
 def parameter_copies_data(e):
-    """Requires: torch's Parameter shares data's storage, the submission's does not.
+    """Requires: torch's Parameter shares data's storage, the submission's, a Parameter of data's shape,
+    does not (one that dropped its data holds none of it to share).
 
     Neighbour: `operations_stay_parameters` (01, variants.yaml) fails `shares_storage_with_data` too,
     without a storage of its own: its Parameter shares data's, but p.detach() stays a Parameter
     (operations keep the class)."""
-    return any(t is True and y is False for t, y in e.pairs(SHARES_STORAGE))
+    return _holds_its_data(e) and any(t is True and y is False for t, y in e.pairs(SHARES_STORAGE))
 
 
 @misconception("requires-grad-ignored", "01", """
@@ -109,14 +116,14 @@ def operations_keep_parameter(e):
     repr(p) is 'Parameter containing:' on its own line, then the tensor's own repr
     (tensor([...], requires_grad=True)), printed as for a plain tensor""")
 def repr_prefix(e):
-    """Requires: the submission's Parameter (a Parameter, with torch's requires_grad) prints otherwise than
-    torch's.
+    """Requires: the submission's Parameter (a Parameter of its data's shape, with torch's requires_grad)
+    prints otherwise than torch's.
 
     Neighbour: `requires_grad_argument_ignored` (01, variants.yaml) fails `repr_says_parameter_containing`
     too, without torch's requires_grad: Parameter(t, requires_grad=False) requires grad, so its repr
     says so."""
     same_flags = all(t == y for t, y in e.pairs(FLAGS))
-    return _is_parameter(e) and same_flags and bool(e.differing(REPR_TRAINED)
+    return _is_parameter(e) and _holds_its_data(e) and same_flags and bool(e.differing(REPR_TRAINED)
                                                    or e.differing(REPR_FROZEN))
 
 
@@ -125,14 +132,14 @@ def repr_prefix(e):
     object: __deepcopy__(memo) builds type(self)(self.detach().clone(), self.requires_grad) and records
     it in memo[id(self)], so a Parameter shared within a model is copied once""")
 def deepcopy_not_a_copy(e):
-    """Requires: the submission's Parameter itself is right (class, requires_grad), but its deep copy
+    """Requires: the submission's Parameter itself is right (class, shape, requires_grad), but its deep copy
     differs from torch's (class, identity, storage, requires_grad or sharing).
 
     Neighbour: `requires_grad_off_by_default` (01, variants.yaml) fails `deepcopy_is_a_new_parameter` too, without a
     right Parameter: Parameter(t) does not require grad, so its copy does not either."""
     copy_fields = (COPY_CLASS, COPY_IS_P, COPY_SHARES_STORAGE, COPY_REQUIRES_GRAD,
                    COPIES_ONE_OBJECT)
-    parameter_right = _is_parameter(e) and not e.differing(P_REQUIRES_GRAD)
+    parameter_right = _is_parameter(e) and _holds_its_data(e) and not e.differing(P_REQUIRES_GRAD)
     return parameter_right and any(e.differing(field) for field in copy_fields)
 
 

@@ -11,8 +11,8 @@ from .misconceptions import (deepcopy_not_a_copy, default_data, new_returns_plai
                              operations_keep_parameter, parameter_copies_data, pickle_loses_parameter, repr_prefix,
                              requires_grad_default, requires_grad_ignored)
 from .views import (COPIES_ONE_OBJECT, EMPTY, FLAGS, KEYWORD_FALSE, LOADED_ONE_OBJECT, P_CLASS, P_REQUIRES_GRAD,
-                    POSITIONAL_FALSE, REPR_FROZEN, REPR_TRAINED, RESULT_TYPES, SHARES_STORAGE, UNDER_NO_GRAD, copied,
-                    loaded, round_trip)
+                    P_SHAPE, POSITIONAL_FALSE, REPR_FROZEN, REPR_TRAINED, RESULT_TYPES, SHARES_STORAGE, UNDER_NO_GRAD,
+                    copied, loaded, round_trip)
 
 
 @scenario(points=2, public=True, misconceptions=[new_returns_plain_tensor, requires_grad_default])
@@ -29,7 +29,7 @@ def shares_storage_with_data(nn):
     data = torch.zeros(3)
     p = nn.Parameter(data)
     data[1] = 7.0
-    return {SHARES_STORAGE: p.data_ptr() == data.data_ptr(), "p after data[1] = 7": p.detach()}
+    return {P_SHAPE: list(p.shape), SHARES_STORAGE: p.data_ptr() == data.data_ptr(), "p after data[1] = 7": p.detach()}
 
 
 @scenario(points=1, public=True, misconceptions=[requires_grad_ignored])
@@ -87,7 +87,8 @@ def gradients_flow(nn):
 def repr_says_parameter_containing(nn):
     """repr() starts with 'Parameter containing:'"""
     trained, frozen = nn.Parameter(torch.ones(2)), nn.Parameter(torch.zeros(1), requires_grad=False)
-    return {P_CLASS: type(trained).__name__, FLAGS: [trained.requires_grad, frozen.requires_grad],
+    return {P_CLASS: type(trained).__name__, P_SHAPE: list(trained.shape),
+            FLAGS: [trained.requires_grad, frozen.requires_grad],
             REPR_TRAINED: repr(trained),
             REPR_FROZEN: repr(frozen)}
 

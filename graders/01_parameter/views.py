@@ -11,6 +11,7 @@ from modlab.grading.fields import Field
 # The fields scenarios observe under and detectors read, each defined once here.
 P_CLASS = Field("type(p).__name__")
 P_REQUIRES_GRAD = Field("p.requires_grad")
+P_SHAPE = Field("p.shape")
 SHARES_STORAGE = Field("p shares data's storage")
 KEYWORD_FALSE = Field("Parameter(t, requires_grad=False).requires_grad")
 POSITIONAL_FALSE = Field("Parameter(t, False).requires_grad")
@@ -32,7 +33,7 @@ LOADED_ONE_OBJECT = Field("both loaded are one object")
 
 def copied(p, twin) -> dict:
     """What a copy of ``p`` is: its class, identity, storage, requires_grad and values."""
-    return {P_CLASS: type(p).__name__, P_REQUIRES_GRAD: p.requires_grad,
+    return {P_CLASS: type(p).__name__, P_REQUIRES_GRAD: p.requires_grad, P_SHAPE: list(p.shape),
             COPY_CLASS: type(twin).__name__, COPY_IS_P: twin is p,
             COPY_SHARES_STORAGE: twin.data_ptr() == p.data_ptr(), COPY_REQUIRES_GRAD: twin.requires_grad,
             "copy": twin}
@@ -47,5 +48,5 @@ def round_trip(p):
 
 def loaded(p, twin) -> dict:
     """What torch.save and torch.load made of ``p``."""
-    return {P_CLASS: type(p).__name__, P_REQUIRES_GRAD: p.requires_grad,
+    return {P_CLASS: type(p).__name__, P_REQUIRES_GRAD: p.requires_grad, P_SHAPE: list(p.shape),
             LOADED_CLASS: type(twin).__name__, LOADED_REQUIRES_GRAD: twin.requires_grad, "loaded": twin}

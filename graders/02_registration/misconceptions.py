@@ -183,16 +183,20 @@ def non_persistent_not_recorded(e):
     or a Parameter, finds the slot""")
 def none_slot_dropped(e):
     """Requires: torch keeps a name with None in a register; the submission has no such name there, or a
-    value under it.
+    value under it after refusing the None (it raised where torch returned), and holds every name torch
+    registers with a value (a register that stores nothing fails those too; an assignment that does nothing
+    keeps the old value without refusing anything).
 
     Neighbour: `getattr_reads_parameters_only` (02, variants.yaml) fails `none_keeps_a_slot` too, without a
     slot dropped: both slots are registered, but __getattr__ does not find m.head in _modules."""
+    refused = any(raised(y) and not raised(t) for _, t, y in e.fields())
     for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
-        for register in REGISTER_NAMES:
-            ours = _registered(y, register)
-            if any(kind is None and ours.get(name, "gone") is not None
-                   for name, kind in _registered(t, register).items()):
-                return True
+        valued = all(name in _registered(y, register) for register in REGISTER_NAMES
+                     for name, kind in _registered(t, register).items() if kind is not None)
+        if valued and any(kind is None and (name not in _registered(y, register) or refused
+                                            and _registered(y, register)[name] is not None)
+                          for register in REGISTER_NAMES for name, kind in _registered(t, register).items()):
+            return True
     return False
 
 

@@ -292,8 +292,9 @@ def _hook_kwargs(seen, kind: str) -> list:
     raises: __call__ catches the exception, runs each always-called hook that has not run yet (an error of
     its own is only a warning), then raises the original exception again""")
 def always_call_ignored(e):
-    """Requires: every call raised (or returned) as in torch, and the submission ran fewer always-called hooks
-    after a failure than torch, none that torch did not.
+    """Requires: every call raised (or returned) as in torch, the call that does not fail ran the hooks
+    torch's did (forward hooks that never run skip the always-called ones for another reason), and the
+    submission ran fewer always-called hooks after a failure than torch, none that torch did not.
 
     Neighbour: `hook_errors_swallowed` (04, variants.yaml) fails `always_call_after_failure` too, without every
     call raising as torch's: a pre-hook's exception is swallowed, so the call returns.
@@ -302,9 +303,16 @@ def always_call_ignored(e):
     if not calls or any(raised(t) != raised(y) or raised(t) and t.type != y.type for t, y in calls):
         return False
     for t, y in e.pairs(ALWAYS_CALLED_LOG):
-        if isinstance(t, list) and isinstance(y, list) and len(y) < len(t) and set(y) <= set(t):
+        if isinstance(t, list) and isinstance(y, list) and len(y) < len(t) and set(y) <= set(t) \
+                and _first_call(t) == _first_call(y):
             return True
     return False
+
+
+def _first_call(log: list) -> list:
+    """The always-called hook log's entries for its first call, up to the "| ..." line of the next."""
+    ends = [i for i, entry in enumerate(log) if isinstance(entry, str) and entry.startswith("|")][1:2]
+    return log[:ends[0]] if ends else log
 
 
 @misconception("backward-hooks-not-attached", "04", """

@@ -7,7 +7,7 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
-from ..shared.probes import HOOK_LOG, HOOK_TIMES_100, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE
+from ..shared.probes import BEFORE_REPLACING, HOOK_LOG, HOOK_TIMES_100, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE
 from ..shared.trees import build_tree, leaf_class, module_trees, tree_code
 from .misconceptions import (always_call_ignored, backward_hooks_not_attached, exceptions_swallowed,
                              handle_remove_keeps_the_hook, missing_forward_message, mode_not_recursive,
@@ -52,7 +52,7 @@ def pre_hook_replaces_the_input(nn):
     seen, log = [], []
     m.register_forward_pre_hook(lambda mod, args: log.append("pre m") or seen.append(
         [mod is m, type(args).__name__, len(args)]))
-    observed = {"m(x)": attempt(m, x)}
+    observed = {BEFORE_REPLACING: attempt(m, x)}
     m.register_forward_pre_hook(lambda mod, args: (args[0] * 10, 3))      # a tuple: all the arguments
     observed[PRE_HOOK_TUPLE] = attempt(m, x)
     m.register_forward_pre_hook(lambda mod, args: args[0] + 1)            # a single value
@@ -71,7 +71,7 @@ def forward_hook_replaces_the_output(nn):
     m.register_forward_hook(lambda mod, args, out: out * 100)
     m.register_forward_hook(lambda mod, args, out: seen.append(out))
     replaced = m(x)
-    return {HOOK_LOG: ["post m"] * len(seen), "what the hooks saw": seen, "m(x)": kept,
+    return {HOOK_LOG: ["post m"] * len(seen), "what the hooks saw": seen, BEFORE_REPLACING: kept,
             HOOK_TIMES_100: replaced}
 
 
@@ -148,6 +148,7 @@ def exceptions_propagate(nn):
     failing = m.register_forward_pre_hook(lambda mod, args: {}["missing"])
     first = attempt(m, torch.ones(1))
     failing.remove()
+    m.register_forward_hook(lambda mod, args, out: log.append("post m"))  # so the log shows forward hooks run
     m.register_forward_hook(lambda mod, args, out: out.no_such_method())
     return {HOOK_LOG: log, "m(x) with a failing pre-hook": first, "m(x) with a failing hook": attempt(m, torch.ones(1)),
             "m('not a tensor')": attempt(m, "not a tensor")}

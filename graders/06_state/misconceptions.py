@@ -8,19 +8,22 @@ from modlab.grading.catalog import misconception
 from modlab.grading.evidence import TensorView, raised
 
 from ..shared.probes import NON_PERSISTENT_NAMES
-from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, ITEMS, KEYS_SEEN, LOADED_TENSORS,
-                    MISSING_KEYS, PREFIX, REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, STATE_TYPE,
-                    TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN, WRITTEN_CHECKPOINTS, WRONG_SHAPES_RAISES)
+from .views import (AFTER_ASSIGN, ALIASES, COPIED_WITHOUT_ASSIGN, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, ITEMS,
+                    KEYS_SEEN, LOADED_TENSORS, MISSING_KEYS, PREFIX, REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT,
+                    STATE_DICT_KEYS, STATE_TYPE, TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN, WRITTEN_CHECKPOINTS,
+                    WRONG_SHAPES_RAISES)
 
 
 def _states(e):
     """``(torch keys, your keys, torch items, your items)`` of every state dict shown, each holding only
-    the keys under the prefix it was saved with (a destination's earlier keys are not the module's)."""
+    the keys under the prefix it was saved with, without it (a destination's earlier keys are not the
+    module's)."""
     states = []
     for t, y in e.dicts_holding(STATE_TYPE, ITEMS):
         if isinstance(t[ITEMS], dict) and isinstance(y.get(ITEMS), dict):
             prefix = t.get(PREFIX, "")
-            t_items, y_items = ({k: v for k, v in side[ITEMS].items() if k.startswith(prefix)} for side in (t, y))
+            t_items, y_items = ({k.removeprefix(prefix): v for k, v in side[ITEMS].items() if k.startswith(prefix)}
+                                for side in (t, y))
             states.append((list(t_items), list(y_items), t_items, y_items))
     return states
 
@@ -33,8 +36,9 @@ def _states_agree(e) -> bool:
 
 
 def _left_out(key: str, left_out: set[str]) -> bool:
-    """Whether ``key`` names one of the non-persistent buffers listed (by full key or by name)."""
-    return key in left_out or key.rsplit(".", 1)[-1] in left_out
+    """Whether ``key`` names one of the non-persistent buffers listed (by full key, by name, or without
+    the prefix the listed keys were saved under)."""
+    return key in left_out or key.rsplit(".", 1)[-1] in left_out or any(k.endswith("." + key) for k in left_out)
 
 
 def _listed(e, field: str) -> list[str]:
@@ -58,16 +62,19 @@ def state_order(e):
     state_dict(destination, prefix + name + "."), so every submodule's keys are there, dotted""")
 def state_not_recursive(e):
     """Requires: the submission's state lacks exactly torch's keys of submodules (dotted ones, none of
-    them a name a module is registered again as), has none torch lacks, and is not empty (an empty one
-    saved the module's own tensors no more than its children's).
+    them a name a module is registered again as), has none torch lacks, is not empty (an empty one saved
+    the module's own tensors no more than its children's), and holds no key of a child whose keys it
+    lacks (a child that saved its buffers but not its parameters was reached).
 
     Neighbour: `buffers_before_parameters` (06, variants.yaml) fails `keys_in_torch_order` too, without keys missing: it saves
     every key, buffers before parameters."""
     aliases = _listed(e, ALIASES)
     for want, got, _, _ in _states(e):
         missing = [k for k in want if k not in got]
+        reached = {k.split(".")[0] for k in got if "." in k}
         if missing and got and set(got) <= set(want) and all("." in k for k in missing) \
-                and not any(k.split(".")[0] in aliases or k in aliases for k in missing):
+                and not any(k.split(".")[0] in aliases or k in aliases for k in missing) \
+                and not any(k.split(".")[0] in reached for k in missing):
             return True
     return False
 
@@ -172,14 +179,21 @@ def _raise_fields(e, needle: str):
     strict=False returns them as (missing_keys, unexpected_keys) instead""")
 def strict_ignored(e):
     """Requires: a strict load with missing or unexpected keys raised RuntimeError in torch and returned in the
-    submission, though the submission finds the same missing and unexpected keys (where the scenario shows them).
+    submission the keys it found (a load that finds none looked at no key), though the submission finds the
+    same missing and unexpected keys (where the scenario shows them).
 
-    Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `strict_reports_missing_and_unexpected` too,
-    without a strict load that returns: it raises, leaving out the module's own unexpected keys."""
+    Neighbour: `load_reads_no_key` (06, variants.yaml) fails `keys_without_a_slot_are_unexpected` too, without
+    the keys it found returned: it never walks the tree, so its strict load returns ([], [])."""
     if e.differing(MISSING_KEYS) or e.differing(UNEXPECTED_KEYS):
         return False
-    return any((t == "RuntimeError" or raised(t, "RuntimeError")) and _returned(y)
+    return any((t == "RuntimeError" or raised(t, "RuntimeError")) and _returned_keys(y)
                for t, y in _raise_fields(e, "strict=True"))
+
+
+def _returned_keys(observed) -> bool:
+    """Whether a load returned (missing_keys, unexpected_keys) with a key in them."""
+    return isinstance(observed, (list, tuple)) and len(observed) == 2 \
+        and all(isinstance(keys, list) for keys in observed) and any(observed)
 
 
 def _returned(observed) -> bool:
@@ -192,13 +206,15 @@ def _returned(observed) -> bool:
     load_state_dict() looks at every key before raising: collect missing keys, unexpected keys and size
     mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
 def first_problem_raises(e):
-    """Requires: every state dict shown has torch's keys in torch's order; every error shown that names
-    several keys in torch names exactly one in the submission (a load that never reaches a child names
+    """Requires: every state dict shown has torch's keys in torch's order; the submission raised
+    RuntimeError wherever torch did; every error shown that names several keys in torch names exactly one
+    in the submission (a load that never reaches a child names
     none of the child's keys, where only children's keys are wrong).
 
     Neighbour: `own_unexpected_keys_dropped` (06, variants.yaml) fails `strict_reports_missing_and_unexpected` too, without an
     error that names one key alone: its error names every key but the module's own unexpected ones."""
-    if not all(want == got for want, got, _, _ in _states(e)):
+    if not all(want == got for want, got, _, _ in _states(e)) or any(
+            t == "RuntimeError" and isinstance(y, str) and y != t for _, t, y in e.fields()):
         return False
     errors = [(t, y) for t, y in e.pairs(ERROR_NAMES_EACH_KEY)
               if isinstance(t, dict) and isinstance(y, dict) and len(t) > 1 and all(t.values())]
@@ -209,11 +225,11 @@ def first_problem_raises(e):
     a shape mismatch is an error even with strict=False: strict only forgives missing and unexpected keys""")
 def size_mismatch_forgiven(e):
     """Requires: a load with wrong shapes raised RuntimeError in torch with strict=False, and returned in
-    the submission.
+    the submission, which loaded what fits as torch did (a load that reads no key returns too).
 
     Neighbour: `values_not_detached` (06, variants.yaml) fails `size_mismatch_raises_even_when_not_strict` too, without a load
     that returns: it raises, and saves Parameters where torch saves detached tensors."""
-    return any(t == "RuntimeError" and y == "no error" for t, y in e.pairs(WRONG_SHAPES_RAISES))
+    return _states_agree(e) and any(t == "RuntimeError" and y == "no error" for t, y in e.pairs(WRONG_SHAPES_RAISES))
 
 
 @misconception("non-strict-keys-wrong", "06", """
@@ -221,8 +237,8 @@ def size_mismatch_forgiven(e):
     the model expected and did not find, and every key of the state dict the model has no place for""")
 def non_strict_keys_wrong(e):
     """Requires: the returned missing_keys or unexpected_keys differ from torch's and hold only keys torch
-    reports (some left out, or in the other list), while every state dict shown has torch's keys, order and
-    values (a load that never reached a child leaves its keys out of both lists and its tensors unloaded; a
+    reports (some left out, or in the other list), some of them at least, while every state dict shown has
+    torch's keys, order and values (a load that never reached a child leaves its keys out of both lists and its tensors unloaded; a
     strict error that leaves keys out is the error's own fault, when the returned lists are right).
 
     Neighbour: `load_skips_children` (06, variants.yaml) fails `non_strict_returns_the_keys` too, without torch's values
@@ -231,6 +247,8 @@ def non_strict_keys_wrong(e):
         return False
     left_out = set(_listed(e, NON_PERSISTENT_NAMES))
     reported = set(_listed(e, MISSING_KEYS) + _listed(e, UNEXPECTED_KEYS))
+    if not any(y for _, y in e.pairs(MISSING_KEYS) + e.pairs(UNEXPECTED_KEYS)):
+        return False  # a load that reports no key at all looked at none
     return any(isinstance(t, list) and isinstance(y, list) and set(y) <= reported
                and not all(_left_out(k, left_out) for k in set(t) ^ set(y))
                for t, y in e.differing(MISSING_KEYS) + e.differing(UNEXPECTED_KEYS))
@@ -315,9 +333,13 @@ def extra_state_ignored(e):
     the existing ones (a plain tensor becomes a Parameter over the same storage, keeping the old
     Parameter's requires_grad): the way to fill a model built on the meta device""")
 def assign_copies(e):
-    """Requires: with assign=True, torch holds the checkpoint's tensor where the submission holds another.
+    """Requires: with assign=True, torch holds the checkpoint's tensor where the submission holds another,
+    and the same load without assign copied the checkpoint's values as torch's did (a load that writes
+    nothing neither copies nor assigns).
 
     Neighbour: `non_persistent_buffers_saved` (06, variants.yaml) fails `assign_loads` too, without another tensor where torch
     holds the checkpoint's: it saves the non-persistent cache as well."""
-    return any(isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items())
-               for t, y in e.pairs(AFTER_ASSIGN))
+    copied = e.pairs(COPIED_WITHOUT_ASSIGN)
+    return bool(copied) and all(e.agree(t, y) for t, y in copied) and any(
+        isinstance(t, dict) and isinstance(y, dict) and any(v is True and y.get(k) is False for k, v in t.items())
+        for t, y in e.pairs(AFTER_ASSIGN))

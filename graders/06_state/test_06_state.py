@@ -15,11 +15,11 @@ from .misconceptions import (assign_copies, child_sees_all_keys, extra_state_ign
                              non_strict_keys_wrong, shared_module_saved_once, size_mismatch_forgiven,
                              state_includes_unregistered, state_not_detached, state_not_recursive, state_order,
                              strict_ignored)
-from .views import (AFTER_ASSIGN, ALIASES, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, KEYS_SEEN, LOADED_TENSORS,
-                    MISSING_KEYS, REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS, TENSOR_CLASS,
-                    UNEXPECTED_KEYS, VERSIONS_SEEN, WRONG_SHAPES_RAISES, aliases, checkpoint, counter_class,
-                    error_text, hooked_tree, items, mentioned, metadata, migrating_model, net_class, old_checkpoints,
-                    registered, registered_tensors, scale_class, versioned_tree)
+from .views import (AFTER_ASSIGN, ALIASES, COPIED_WITHOUT_ASSIGN, COUNTER_CALLS, ERROR_NAMES_EACH_KEY, KEYS_SEEN,
+                    LOADED_TENSORS, MISSING_KEYS, REQUIRES_GRAD, SAME_AFTER_LOADING, STATE_DICT, STATE_DICT_KEYS,
+                    TENSOR_CLASS, UNEXPECTED_KEYS, VERSIONS_SEEN, WRONG_SHAPES_RAISES, aliases, checkpoint,
+                    counter_class, error_text, hooked_tree, items, mentioned, metadata, migrating_model, net_class,
+                    old_checkpoints, registered, registered_tensors, scale_class, versioned_tree)
 
 # What any state_dict() can show.
 SAVING = [state_order, state_not_recursive, non_persistent_is_state, state_not_detached,
@@ -399,13 +399,16 @@ def assign_loads(nn):
     source = {"weight": torch.arange(3, dtype=torch.float64), "bias": nn.Parameter(torch.ones(3)),
               "steps": torch.tensor(4)}
     old = model.weight
+    copied = scale_class(nn)()
+    copied.load_state_dict(source)
     result = model.load_state_dict(source, assign=True)
     return {"load_state_dict(..., assign=True) returns": tuple(result),
             AFTER_ASSIGN: {key: lookup(model, key) is value or
                                                         lookup(model, key).data_ptr() == value.data_ptr()
                                                         for key, value in source.items()},
             "model.state_dict(keep_vars=True)": items(model.state_dict(keep_vars=True), model),
-            "model.weight is the old Parameter": model.weight is old}
+            "model.weight is the old Parameter": model.weight is old,
+            COPIED_WITHOUT_ASSIGN: copied.weight.detach()}
 
 
 @scenario(points=1)

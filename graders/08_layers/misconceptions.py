@@ -9,7 +9,8 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import TensorView, raised, same
 
-from .views import BIAS, BN_BUFFERS, IN_EVAL, LOAD_STRICT, NUM_BATCHES_TRACKED, PRINTED_LINES, UNCHANGED_IN_EVAL, WEIGHT
+from .views import (BIAS, BN_BUFFERS, IN_EVAL, LAYER_TENSORS, LOAD_STRICT, NUM_BATCHES_TRACKED, PRINTED_LINES,
+                    UNCHANGED_IN_EVAL, WEIGHT)
 
 FOLDED = re.compile(r"^\(\d+-\d+\): \d+ x (.*)")  # a run of equal layers torch prints once: its text
 CHILD = re.compile(r"^\(\d+\): (.*)")  # one numbered child: its text
@@ -99,10 +100,13 @@ def eval_updates_stats(e):
     e.g. 'in_features=2, out_features=3, bias=True'""")
 def extra_repr_settings(e):
     """Requires: a layer prints its class name as torch does and, on that line, other settings inside the
-    parentheses (some, not none).
+    parentheses (some, not none), while the layers hold torch's parameters and buffers (a layer built
+    with a bias prints bias=True truly).
 
     Neighbour: `default_extra_repr_returns_none` (08, variants.yaml) fails `repr_of_each_layer` too, without a
     layer printed with other settings: Module's own extra_repr returns None instead of ""."""
+    if any(t != y for t, y in e.pairs(LAYER_TENSORS)):
+        return False
     for t, y in e.pairs_where(lambda name, value: name.startswith("repr(") and isinstance(value, str)):
         if isinstance(y, str) and t != y and "\n" not in t and t.split("(", 1)[0] == y.split("(", 1)[0] \
                 and _first_settings(y):

@@ -21,8 +21,8 @@ from ..shared.misconceptions import bare_tensor
 from .misconceptions import (count_is_integer, eval_updates_stats, extra_repr_settings, init_draws_differ,
                              old_checkpoint_refused, repr_folds_repeats, repr_tree, reset_keeps_stats,
                              running_stats_formula)
-from .views import (BIAS, BN_BUFFERS, LOAD_STRICT, NUM_BATCHES_TRACKED, UNCHANGED_IN_EVAL, WEIGHT, build, grads,
-                    built_code, in_eval, old_batchnorm_checkpoint, printed, state, tensor_registers)
+from .views import (BIAS, BN_BUFFERS, LAYER_TENSORS, LOAD_STRICT, NUM_BATCHES_TRACKED, UNCHANGED_IN_EVAL, WEIGHT,
+                    build, grads, built_code, in_eval, old_batchnorm_checkpoint, printed, state, tensor_registers)
 
 # The tolerance for computed floats. A correct forward pass written with other
 # tensor operations (matmul instead of addmm, mean and var instead of torch's
@@ -271,6 +271,8 @@ def repr_of_each_layer(nn):
                   nn.BatchNorm1d(8, eps=1e-3, momentum=None, affine=False, track_running_stats=False),
               "MSELoss()": nn.MSELoss(), "MSELoss(reduction='sum')": nn.MSELoss(reduction="sum"), "Module()": nn.Module()}
     return {**{f"repr({call})": repr(layer) for call, layer in layers.items()},
+            LAYER_TENSORS: {call: [name for name, _ in (*layer.named_parameters(), *layer.named_buffers())]
+                            for call, layer in layers.items()},
             "Linear(2, 3).extra_repr()": layers["Linear(2, 3)"].extra_repr(),
             "Module().extra_repr()": layers["Module()"].extra_repr()}
 

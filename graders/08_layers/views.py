@@ -11,6 +11,7 @@ from ..shared.probes import ATTRIBUTES, BUFFERS, PARAMETERS, registers
 # The fields scenarios observe under and detectors read, each defined once here.
 WEIGHT = Field("weight")
 BIAS = Field("bias")
+LAYER_TENSORS = Field("each layer's parameters and buffers")
 NUM_BATCHES_TRACKED = Field("num_batches_tracked")
 BN_BUFFERS = Field("buffers")
 UNCHANGED_IN_EVAL = Field("buffers unchanged in eval")

@@ -6,7 +6,8 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
-from .probes import ATTRIBUTES, BEFORE_HOOKS, HOOK_LOG, PARAMETERS, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE, REPLACING_CALLS
+from .probes import (ATTRIBUTES, BEFORE_HOOKS, BEFORE_REPLACING, HOOK_LOG, PARAMETERS, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE,
+                     REPLACING_CALLS)
 
 REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__init__\(\)")
 
@@ -72,13 +73,15 @@ def hook_logs(e):
 def forward_called_directly(e):
     """Requires: a module's hooks all ran in torch and none of them in the submission, which ran no hook
     torch did not and none of any module but the one the scenario called (forward called directly skips
-    every child's hooks; a loop that stops early still ran the first child's), and no call raised in the
-    submission where torch's returned or raised another exception (a call that raises explains hooks
-    that never ran).
+    every child's hooks; a loop that stops early still ran the first child's), that module not among the
+    silent ones unless torch ran its pre-hooks and forward hooks and the submission ran no hook at all
+    (a __call__ that only calls forward; hooks of one kind that never run, or never register, are
+    __call__'s own fault), and no call raised in the submission where torch's returned or raised another
+    exception (a call that raises explains hooks that never ran).
 
-    Neighbour: `pre_hook_stored_with_forward_hooks` (04, student_bugs.yaml) fails `pre_hook_replaces_the_input`
-    too, without calls that return: the pre-hook lands in the forward hooks' table, so calling it with the
-    output raises TypeError and no hook is logged."""
+    Neighbour: `pre_hook_never_registered` (04, variants.yaml) fails `hooks_run_in_order_around_forward` too,
+    without a silent child or a module that ran no hook at all: register_forward_pre_hook registers nothing,
+    so the called module runs its forward hooks but none of its pre-hooks."""
     if any(raised(y) and not raised(t, y.type) for _, t, y in e.fields()):
         return False
     for t, y in hook_logs(e):
@@ -86,7 +89,9 @@ def forward_called_directly(e):
         called = {hook_module(hooks_t[-1])} if hooks_t else set()  # the module the scenario called runs last
         ran_y = {hook_module(entry) for entry in hooks_y}
         silent = {hook_module(entry) for entry in hooks_t} - ran_y
-        if silent and set(hooks_y) <= set(hooks_t) and ran_y <= called:
+        kinds_called = {entry.split(" ", 1)[0] for entry in hooks_t if hook_module(entry) in called}
+        if silent and (not silent & called or kinds_called == set(HOOK_KINDS) and not hooks_y) \
+                and set(hooks_y) <= set(hooks_t) and ran_y <= called:
             return True
     return False
 
@@ -95,16 +100,17 @@ def forward_called_directly(e):
     a hook's return value matters: a forward pre-hook that returns something replaces the input, a forward
     hook that returns something replaces the output (and the next hook sees the replacement); None keeps them""")
 def hook_return_ignored(e):
-    """Requires: every hook ran as in torch (the hook logs agree), the same call before any hook (where
-    the scenario makes one) returned what torch's did, and a call made with a replacing hook returned
-    something else, not only the call whose pre-hook returns a single value.
+    """Requires: every hook ran as in torch (the hook logs agree), the same call before any hook, or
+    before any hook that replaces something (where the scenario makes one), returned what torch's did (a
+    __call__ that returns nothing loses every value, replaced or not), and a call made with a replacing
+    hook returned something else, not only the call whose pre-hook returns a single value.
 
     Neighbour: `pre_hook_value_not_wrapped` (04, variants.yaml) fails `pre_hook_replaces_the_input` too,
     without a tuple's replacement lost: only a single value returned by a pre-hook goes unwrapped."""
     logs = hook_logs(e)
     logs_agree = bool(logs) and all(t == y for t, y in logs)
     replaced = [pair for call in REPLACING_CALLS for pair in e.pairs(call)]
-    before_agrees = all(t == y for t, y in e.pairs(BEFORE_HOOKS))
+    before_agrees = all(e.agree(t, y) for t, y in e.pairs(BEFORE_HOOKS) + e.pairs(BEFORE_REPLACING))
     return logs_agree and before_agrees and any(t != y for t, y in replaced) and not single_value_case(e)
 
 
