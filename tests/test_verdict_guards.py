@@ -71,6 +71,28 @@ def test_weights_drawn_almost_like_torch_are_not_bit_for_bit_and_lose_the_check(
     assert test.failure.detail == "values differ" and "weight" in test.failure.where
 
 
+# -- the search ------------------------------------------------------------------------------
+
+FIRST_SIGHT_WRONG = ("        seen = set()\n        for name, module in self._modules.items():\n"
+                     "            if module is not None and module not in seen:\n                seen.add(module)\n"
+                     "                yield name, module\n",
+                     "        seen, layouts = set(), globals().setdefault('LAYOUTS_SEEN', set())\n"
+                     "        if tuple(self._modules) not in layouts:  # wrong the first time, right after\n"
+                     "            layouts.add(tuple(self._modules))\n            return\n"
+                     "        for name, module in self._modules.items():\n"
+                     "            if module is not None and module not in seen:\n                seen.add(module)\n"
+                     "                yield name, module\n")
+
+
+def test_a_submission_that_fails_a_case_once_and_passes_it_again_loses_the_check(course, tmp_path):
+    """As uninitialised memory does (torch.empty never filled): Hypothesis calls such a failure
+    flaky, and grading must score it, not stop."""
+    package = edited(course, tmp_path, "walk.py", *FIRST_SIGHT_WRONG)
+    result = grade_exercise(course, course.exercise("03"), package, CPU)
+    test = failed(result)["random_trees_named_modules"]
+    assert "named_children" in feedback_line(test) and result.score < result.max_score
+
+
 # -- the search's replay -------------------------------------------------------------------
 
 RAISES_ON_SHARED = ("        if self in memo:\n            return\n",

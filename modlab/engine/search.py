@@ -17,6 +17,7 @@ from __future__ import annotations
 from contextlib import closing
 
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Flaky
 
 from modlab.grading.scenario import Case
 
@@ -99,7 +100,23 @@ def search(grading, case: Case) -> None:
         if first_failure is not None:
             memory.remember_failing((key, first_failure), calls)
         raise
+    except Flaky as flaky:
+        # The submission failed a spec and passed it when asked again (it read uninitialised
+        # memory, or kept state between calls): what it showed the first time stands, and a
+        # search no rerun can repeat is not remembered for others to follow.
+        problem = next(_problems(flaky), None)
+        if problem is None:
+            raise
+        raise problem from None
     memory.passing_specs[key] = [spec for spec, _ in calls]
+
+
+def _problems(error: BaseException):
+    """The Problems inside an exception group (Hypothesis's report of a flaky failure), first first."""
+    if isinstance(error, Problem):
+        yield error
+    for inner in getattr(error, "exceptions", ()):
+        yield from _problems(inner)
 
 
 def replay(grading, case: Case, specs: list) -> tuple | None:
