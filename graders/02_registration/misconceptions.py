@@ -74,7 +74,8 @@ def tensor_registered_as_parameter(e):
     the other registers first, or the old value keeps answering (__getattr__ finds it) and keeps being saved""")
 def name_stays_in_old_register(e):
     """Requires: after a step, a name sits in two places (registers or ``__dict__``) in the submission and
-    in one in torch; or registering it raised "attribute 'name' already exists" in the submission alone
+    in one in torch, the other place holding another kind than torch's (an old value left behind; a
+    new value stored in a second place holds the same kind); or registering it raised "attribute 'name' already exists" in the submission alone
     while the name stays in a place torch moved it out of.
 
     Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `a_name_moves_between_registers` too, without a name
@@ -89,7 +90,9 @@ def name_stays_in_old_register(e):
         places_t = _places(t)
         for name, places in _places(y).items():
             if len(places) > 1 and len(places_t.get(name, ())) == 1:
-                return True
+                kind_t = _registered(t, places_t[name][0])[name]
+                if any(_registered(y, place)[name] != kind_t for place in places if place != places_t[name][0]):
+                    return True
     return False
 
 
@@ -206,15 +209,15 @@ def none_slot_dropped(e):
     the author of the subclass to call super().__init__() first (register_buffer checks the same)""")
 def setattr_guard_missing(e):
     """Requires: torch raised AttributeError for an assignment before super().__init__(); the submission raised
-    nothing, or another exception, though it registers the same assignments made after super().__init__()
-    as torch does.
+    nothing, or another exception but TypeError (a condition that reads the missing register, `name in
+    None`, raises that), though it registers the same assignments made after super().__init__() as torch does.
 
     Neighbour: `init_forgets_modules_register` (02, student_bugs.yaml) fails `assigning_before_super_init_raises`
     too, without the assignments after super().__init__() registered as in torch: __init__ never creates
     _modules, so a module assigned after super().__init__() raises as well."""
     control = e.pairs(WITH_SUPER_FIRST)
     return bool(control) and all(t == y for t, y in control) and any(
-        raised(t, "AttributeError") and not raised(y, "AttributeError")
+        raised(t, "AttributeError") and not raised(y, "AttributeError", "TypeError")
         for before in BEFORE_SUPER for t, y in e.pairs(before))
 
 

@@ -344,9 +344,12 @@ def lookup_raises_key_error(e):
     the module's _buffers; anything else raises AttributeError instead of being returned""")
 def lookup_kind_unchecked(e):
     """Requires: torch raised AttributeError "... is not ..." for a path ending in the wrong kind; the
-    submission returned something.
+    submission returned something, and resolved every path torch resolved (a lookup that does not descend
+    fails those first).
 
     Neighbour: `get_submodule_from_named_modules` (03, variants.yaml) fails `dotted_paths` too, without a wrong
     kind returned: it looks the path up in dict(named_modules()), which raises KeyError.
     """
-    return any(raised(t, "AttributeError") and " is not " in t.message and not raised(y) for t, y in _lookups(e))
+    lookups = _lookups(e)
+    return all(not raised(y) for t, y in lookups if not raised(t)) and any(
+        raised(t, "AttributeError") and " is not " in t.message and not raised(y) for t, y in lookups)

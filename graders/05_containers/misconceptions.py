@@ -8,7 +8,7 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
-from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, OPERATION, REGISTERED
+from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, LENGTHS, OPERATION, REGISTERED
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
 SEQUENCES = ("Sequential", "ModuleList")
@@ -128,10 +128,12 @@ def slice_names(e):
     an index counts from the end when negative, as for a list: model[-1] is the last child; normalise it
     (idx % len(self)) after checking -len <= idx < len, then look up the name at that position""")
 def negative_index_unsupported(e):
-    """Requires: non-negative indices find torch's children, negative ones do not.
+    """Requires: non-negative indices, some of them looked up, find torch's children, negative ones do not,
+    in containers of torch's lengths (one that registered nothing has no child at any index).
 
     Neighbour: `module_list_keeps_a_plain_list` (05, variants.yaml) fails `module_list_indexing_and_slices` too,
     without non-negative indices that find torch's children: its ModuleList registers nothing."""
     negative = e.pairs_where(lambda name, value: bool(NEGATIVE_INDEX.search(name)) and value is True)
     positive = e.pairs_where(lambda name, value: IS_CHILD in name and not NEGATIVE_INDEX.search(name))
-    return bool(negative) and all(t == y for t, y in positive) and any(y is not True for _, y in negative)
+    return bool(negative) and bool(positive) and all(t == y for t, y in positive + e.pairs(LENGTHS)) \
+        and any(y is not True for _, y in negative)

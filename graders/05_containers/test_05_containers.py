@@ -20,8 +20,9 @@ from ..shared.probes import BEFORE_HOOKS, CHILD_HOOK_TIMES_10, HOOK_LOG, first_o
 from ..shared.trees import build_tree, module_trees, tree_code
 from .misconceptions import (container_accepts_non_modules, container_keeps_a_plain_dict, container_keeps_a_plain_list,
                              negative_index_unsupported, no_renumbering, slice_names)
-from .views import (CONTAINER_TYPE, GET_SLICE, OPERATION, Workbench, container_views, contents, dotted_parameters,
-                    every_module, holding, holds_a_container, is_child, label, leaves, registered_tree, same, tagged)
+from .views import (CONTAINER_TYPE, GET_SLICE, LENGTHS, OPERATION, Workbench, container_views, contents,
+                    dotted_parameters, every_module, holding, holds_a_container, is_child, label, leaves,
+                    registered_tree, same, tagged)
 
 # What any container's register can show.
 REGISTERING = [container_keeps_a_plain_list, container_keeps_a_plain_dict, container_accepts_non_modules]
@@ -61,7 +62,8 @@ def sequential_indexing(nn):
             "named[-1] is its last child": attempt(lambda: named[-1] is children[1]),
             "named[0] is its first child": attempt(lambda: named[0] is children[0]),
             "model[3], model[-4], model[100]": [attempt(lambda: label(model[i])) for i in (3, -4, 100)],
-            "model['0']": attempt(lambda: label(model["0"])), "model[1.0]": attempt(lambda: label(model[1.0]))}
+            "model['0']": attempt(lambda: label(model["0"])), "model[1.0]": attempt(lambda: label(model[1.0])),
+            LENGTHS: [attempt(len, model), attempt(len, named)]}
 
 @scenario(points=2, public=True, misconceptions=[slice_names])
 def sequential_slices_keep_names(nn):

@@ -14,6 +14,7 @@ from ..shared.probes import ATTRIBUTES, MODULES
 CONTAINER_TYPE = Field("type")
 REGISTERED = Field("registered")
 OPERATION = Field("operation")
+LENGTHS = Field("len(model), len(named)")
 IS_CHILD = Field(" is child ")  # "model[-1] is child 2": indexing finds that child (see is_child())
 HOLDS = " holds "  # "model[1:3] holds children 1, 2": the children are those objects (see holding())
 NO_MODULES = "<no _modules>"  # what contents() shows for a container with no _modules register
