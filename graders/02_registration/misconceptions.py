@@ -75,8 +75,8 @@ def tensor_registered_as_parameter(e):
 def name_stays_in_old_register(e):
     """Requires: after a step, a name sits in two places (registers or ``__dict__``) in the submission and
     in one in torch, the other place holding another kind than torch's (an old value left behind; a
-    new value stored in a second place holds the same kind); or registering it raised "attribute 'name' already exists" in the submission alone
-    while the name stays in a place torch moved it out of.
+    new value stored in a second place holds the same kind); or registering it raised "attribute 'name'
+    already exists" in the submission alone while the name stays in a place torch moved it out of.
 
     Neighbour: `modules_left_in_dict` (02, variants.yaml) fails `a_name_moves_between_registers` too, without a name
     left in another place: the module assigned to the name never reaches _modules."""
@@ -187,15 +187,16 @@ def non_persistent_not_recorded(e):
 def none_slot_dropped(e):
     """Requires: torch keeps a name with None in a register; the submission has no such name there, or a
     value under it after refusing the None (it raised where torch returned), and holds every name torch
-    registers with a value (a register that stores nothing fails those too; an assignment that does nothing
-    keeps the old value without refusing anything).
+    registers with a value, in every view of the registers the check shows (a register that stores nothing
+    fails those too; an assignment that does nothing keeps the old value without refusing anything).
 
     Neighbour: `getattr_reads_parameters_only` (02, variants.yaml) fails `none_keeps_a_slot` too, without a
     slot dropped: both slots are registered, but __getattr__ does not find m.head in _modules."""
     refused = any(raised(y) and not raised(t) for _, t, y in e.fields())
-    for t, y in e.dicts_holding(PARAMETERS, ATTRIBUTES):
-        valued = all(name in _registered(y, register) for register in REGISTER_NAMES
-                     for name, kind in _registered(t, register).items() if kind is not None)
+    views = e.dicts_holding(PARAMETERS, ATTRIBUTES)
+    valued = all(name in _registered(y, register) for t, y in views for register in REGISTER_NAMES
+                 for name, kind in _registered(t, register).items() if kind is not None)
+    for t, y in views:
         if valued and any(kind is None and (name not in _registered(y, register) or refused
                                             and _registered(y, register)[name] is not None)
                           for register in REGISTER_NAMES for name, kind in _registered(t, register).items()):

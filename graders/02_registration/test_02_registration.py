@@ -178,9 +178,10 @@ def none_keeps_a_slot(nn):
     before = {"registers": registers(m), "m.bias": attempt(getattr, m, "bias"), "m.head": attempt(getattr, m, "head")}
     m.bias = nn.Parameter(torch.zeros(1))
     m.head = nn.Module()
+    filled = registers(m)
     m.bias = None
-    return {"after registering None": before, "after assigning into the slots": registers(m),
-            "m.bias": attempt(getattr, m, "bias")}
+    return {"after registering None": before, "after assigning into the slots": filled,
+            "after m.bias = None again": registers(m), "m.bias": attempt(getattr, m, "bias")}
 
 
 @scenario(points=2, public=True, misconceptions=[*ROUTING, replacing_moves_to_the_end])

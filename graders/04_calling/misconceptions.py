@@ -11,7 +11,7 @@ from modlab.grading.evidence import TensorView, named, raised
 
 from ..shared.misconceptions import hook_logs, single_value_case
 from .views import (ALWAYS_CALLED_LOG, BACKWARD_LOG, FORWARD_HOOKS_SIZE, FORWARD_PRE_HOOKS_SIZE, GRAD_ZEROED,
-                    GRADS_AFTER, GRADS_AFTER_ZEROING, HISTORY_CUT, HOOK_KWARGS_MARKED, KWARGS_HOOKS_SAW,
+                    GRADS_AFTER, GRADS_AFTER_ZEROING, GRADS_BEFORE, HISTORY_CUT, HOOK_KWARGS_MARKED, KWARGS_HOOKS_SAW,
                     MESSAGES_NAME_THE_CLASS, PRE_HOOK_KWARGS_MARKED, REQUIRES_GRAD_AFTER, TRAINING_MODES)
 
 REQUIRES_GRAD_CALLED = re.compile(r"root((?:\.\w+)*)\.requires_grad_\(")  # the path of the module called
@@ -188,9 +188,10 @@ def zero_grad_keeps_history(e):
     zero_grad() resets every parameter of the tree: walk self.parameters() (the whole tree), not only
     this module's own _parameters""")
 def zero_grad_misses_parameters(e):
-    """Requires: after zero_grad, some parameters' gradients are reset as torch's are and others keep their old
-    value, and no zero_grad of the check resets every gradient as torch's does (one that reaches every
-    parameter in one mode walks the tree; zeros not written in the other mode are that mode's fault).
+    """Requires: after zero_grad, some parameters' gradients, which had one before (where the check shows
+    them), are reset as torch's are and others keep their old value, and no zero_grad of the check resets
+    every gradient as torch's does (a parameter that never had a gradient agrees without any reset; one
+    zero_grad that reaches every parameter walks the tree).
 
     Neighbour: `zero_grad_always_sets_none` (04, variants.yaml) fails `zero_grad_resets_every_gradient` too,
     without gradients that keep their old value: every gradient becomes None.
@@ -198,10 +199,12 @@ def zero_grad_misses_parameters(e):
     grads = _grads(e)
     if any(t == y for t, y in grads):
         return False
+    before = [named(t) for t, _ in e.pairs(GRADS_BEFORE)]
+    had = {name for grads_before in before for name, grad in grads_before.items() if grad is not None}
     for t, y in grads:
         if set(t) != set(y):
             continue
-        agree = [name for name in t if _same_grad(t[name], y[name])]
+        agree = [name for name in t if _same_grad(t[name], y[name]) and (not before or name in had)]
         if agree and len(agree) < len(t) and any(_nonzero(y[name]) for name in t if name not in agree):
             return True
     return False

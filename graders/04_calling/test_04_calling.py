@@ -7,7 +7,7 @@ import torch
 from modlab.grading import attempt, scenario
 
 from ..shared.misconceptions import forward_called_directly, hook_return_ignored
-from ..shared.probes import BEFORE_REPLACING, HOOK_LOG, HOOK_TIMES_100, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE
+from ..shared.probes import BEFORE_REPLACING, HOOK_LOG, HOOK_TABLES, HOOK_TIMES_100, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE
 from ..shared.trees import build_tree, leaf_class, module_trees, tree_code
 from .misconceptions import (always_call_ignored, backward_hooks_not_attached, exceptions_swallowed,
                              handle_remove_keeps_the_hook, missing_forward_message, mode_not_recursive,
@@ -15,8 +15,8 @@ from .misconceptions import (always_call_ignored, backward_hooks_not_attached, e
                              train_mode_unchecked, train_returns_self, with_kwargs_ignored, zero_grad_keeps_history,
                              zero_grad_misses_parameters, zero_grad_set_to_none_ignored)
 from .views import (FORWARD_HOOKS_SIZE, FORWARD_PRE_HOOKS_SIZE, GRAD_ZEROED, GRADS_AFTER, GRADS_AFTER_ZEROING,
-                    HISTORY_CUT, KWARGS_HOOKS_SAW, MESSAGES_NAME_THE_CLASS, REQUIRES_GRAD_AFTER, TRAINING_MODES,
-                    always_called_hooks, backward_hooks_run, doubler, frozen, grads, hook_marks, modes,
+                    GRADS_BEFORE, HISTORY_CUT, KWARGS_HOOKS_SAW, MESSAGES_NAME_THE_CLASS, REQUIRES_GRAD_AFTER,
+                    TRAINING_MODES, always_called_hooks, backward_hooks_run, doubler, frozen, grads, hook_marks, modes,
                     names_the_module, two_layers, with_grads)
 
 TREES = module_trees()
@@ -92,7 +92,7 @@ def hooks_run_in_order_around_forward(nn):
     m.register_forward_pre_hook(lambda mod, args: log.append("pre m first"), prepend=True)
     m.register_forward_hook(lambda mod, args, out: log.append("post m first"), prepend=True)
     m(torch.ones(1))
-    return {HOOK_LOG: log}
+    return {HOOK_LOG: log, HOOK_TABLES: [len(m._forward_pre_hooks), len(m._forward_hooks)]}
 
 
 @scenario(points=2, public=True, misconceptions=[*HOOKS, handle_remove_keeps_the_hook])
@@ -210,7 +210,7 @@ def zero_grad_resets_every_gradient(nn):
     zeroed = {GRADS_AFTER_ZEROING: grads(root),
               "the same .grad tensor, zeroed in place": root.body.weight.grad is kept}
     root.zero_grad()
-    return {"grads before": before, **zeroed, f"{GRADS_AFTER} zero_grad()": grads(root),
+    return {GRADS_BEFORE: before, **zeroed, f"{GRADS_AFTER} zero_grad()": grads(root),
             "zero_grad() returns": root.zero_grad()}
 
 

@@ -22,6 +22,7 @@ ALWAYS_CALLED_LOG = Field("always-called hook log")
 BACKWARD_LOG = Field("backward hook log")
 TRAINING_MODES = Field("modes")
 GRADS_AFTER = Field("grads after")
+GRADS_BEFORE = Field("grads before")
 GRADS_AFTER_ZEROING = Field(f"{GRADS_AFTER} zero_grad(set_to_none=False)")
 REQUIRES_GRAD_AFTER = Field("requires_grad after")
 PRE_HOOK_KWARGS_MARKED = Field("pre-hook id in _forward_pre_hooks_with_kwargs")
@@ -69,12 +70,14 @@ def modes(root):
 
 
 def with_grads(nn):
-    """A leaf with gradients from a backward pass, and one parameter without."""
+    """A leaf with gradients from a backward pass, a parameter of the root's own with one too,
+    and one parameter without."""
     Leaf = leaf_class(nn)
     root = nn.Module()
     root.body = Leaf(2, 2)
+    root.scale = nn.Parameter(torch.ones(1))
     root.unused = nn.Parameter(torch.ones(3))
-    root.body(torch.ones(1, 2)).sum().backward()
+    (root.body(torch.ones(1, 2)) * root.scale).sum().backward()
     return root
 
 

@@ -6,8 +6,8 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
-from .probes import (ATTRIBUTES, BEFORE_HOOKS, BEFORE_REPLACING, HOOK_LOG, PARAMETERS, PRE_HOOK_SINGLE, PRE_HOOK_TUPLE,
-                     REPLACING_CALLS)
+from .probes import (ATTRIBUTES, BEFORE_HOOKS, BEFORE_REPLACING, HOOK_LOG, HOOK_TABLES, PARAMETERS, PRE_HOOK_SINGLE,
+                     PRE_HOOK_TUPLE, REPLACING_CALLS)
 
 REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__init__\(\)")
 
@@ -74,9 +74,10 @@ def forward_called_directly(e):
     """Requires: a module's hooks all ran in torch and none of them in the submission, which ran no hook
     torch did not and none of any module but the one the scenario called (forward called directly skips
     every child's hooks; a loop that stops early still ran the first child's), that module not among the
-    silent ones unless torch ran its pre-hooks and forward hooks and the submission ran no hook at all
-    (a __call__ that only calls forward; hooks of one kind that never run, or never register, are
-    __call__'s own fault), and no call raised in the submission where torch's returned or raised another
+    silent ones unless torch ran its pre-hooks and forward hooks and the submission, which registered
+    them as torch did (the check shows its hook tables), ran no hook at all (a __call__ that only calls
+    forward; hooks that never run or never register are __call__'s or the register's fault), and no
+    call raised in the submission where torch's returned or raised another
     exception (a call that raises explains hooks that never ran).
 
     Neighbour: `pre_hook_never_registered` (04, variants.yaml) fails `hooks_run_in_order_around_forward` too,
@@ -90,7 +91,8 @@ def forward_called_directly(e):
         ran_y = {hook_module(entry) for entry in hooks_y}
         silent = {hook_module(entry) for entry in hooks_t} - ran_y
         kinds_called = {entry.split(" ", 1)[0] for entry in hooks_t if hook_module(entry) in called}
-        if silent and (not silent & called or kinds_called == set(HOOK_KINDS) and not hooks_y) \
+        registered = bool(e.pairs(HOOK_TABLES)) and all(t == y for t, y in e.pairs(HOOK_TABLES))
+        if silent and (not silent & called or kinds_called == set(HOOK_KINDS) and not hooks_y and registered) \
                 and set(hooks_y) <= set(hooks_t) and ran_y <= called:
             return True
     return False

@@ -36,6 +36,7 @@ CHILD_HOOK_TIMES_10 = Field("model(x) with model[1]'s hook returning output * 10
 REPLACING_CALLS = (PRE_HOOK_TUPLE, PRE_HOOK_SINGLE, HOOK_TIMES_100, CHILD_HOOK_TIMES_10)
 # The same call before any hook was registered: where it already differs, the hooks are not the cause.
 BEFORE_HOOKS = Field("model(x) before any hook")
+HOOK_TABLES = Field("len(m._forward_pre_hooks), len(m._forward_hooks)")
 BEFORE_REPLACING = Field("m(x)")  # 04's call with hooks that replace nothing, before any that do
 
 NOT_A_PAIR = "<not a (name, value) pair>"
