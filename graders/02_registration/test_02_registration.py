@@ -173,6 +173,7 @@ def wrong_kinds_raise(nn):
 def none_keeps_a_slot(nn):
     """None registers an empty slot that later assignments keep"""
     m = nn.Module()
+    m.add_module("body", nn.Module())  # a slot's neighbour: what a register keeps when given a value
     m.register_parameter("bias", None)
     m.add_module("head", None)
     before = {"registers": registers(m), "m.bias": attempt(getattr, m, "bias"), "m.head": attempt(getattr, m, "head")}
