@@ -88,11 +88,12 @@ def no_grad_drops_requires_grad(e):
 
 @misconception("default-data", "01", "Parameter() with no data holds an empty tensor: torch.empty(0)")
 def default_data(e):
-    """Requires: Parameter() is not an empty 1-D tensor in the submission.
+    """Requires: Parameter() is a tensor in the submission, not an empty 1-D one (a __new__ that returns
+    nothing fails every Parameter, with data or without).
 
     Neighbour: `new_returns_the_data` (01, variants.yaml) fails `default_is_empty` too, without a tensor of
     another shape: Parameter() is torch.empty(0), but a plain Tensor."""
-    return any(t.shape == (0,) and getattr(y, "shape", None) != (0,) for t, y in e.pairs(EMPTY))
+    return any(t.shape == (0,) and getattr(y, "shape", (0,)) != (0,) for t, y in e.pairs(EMPTY))
 
 
 @misconception("operations-keep-parameter", "01", """

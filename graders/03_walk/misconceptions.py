@@ -344,12 +344,14 @@ def lookup_raises_key_error(e):
     the module's _buffers; anything else raises AttributeError instead of being returned""")
 def lookup_kind_unchecked(e):
     """Requires: torch raised AttributeError "... is not ..." for a path ending in the wrong kind; the
-    submission returned something, and resolved every path torch resolved (a lookup that does not descend
-    fails those first).
+    submission returned something, resolved every path torch resolved to torch's object, and put every
+    module where torch's went (a lookup that does not descend, or never walks the path at all, fails
+    those first).
 
     Neighbour: `get_submodule_from_named_modules` (03, variants.yaml) fails `dotted_paths` too, without a wrong
     kind returned: it looks the path up in dict(named_modules()), which raises KeyError.
     """
     lookups = _lookups(e)
-    return all(not raised(y) for t, y in lookups if not raised(t)) and any(
+    placed = not any(t is True and y is False for _, t, y in e.fields())
+    return placed and all(t == y for t, y in lookups if not raised(t)) and any(
         raised(t, "AttributeError") and " is not " in t.message and not raised(y) for t, y in lookups)
