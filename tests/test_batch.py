@@ -98,7 +98,9 @@ def test_every_student_gets_a_record_in_either_layout(klass, one_run):
     assert rows["ada"][1:4] == rows["fay"][1:4] == [f"{POINTS_01:.2f}", f"{POINTS_01:.2f}", f"{POINTS_01:g}"]
     assert rows["bob"][1] == rows["gus"][1] == rows["hal"][1] == "0.00"
     buggy = [row for name, row in rows.items() if name.startswith("buggy")]
-    assert len(buggy) >= 3 and all(0 < float(row[1]) < 10 for row in buggy)
+    # Every labelled bug loses points; most keep some (one whose Parameter() returns nothing keeps none).
+    assert len(buggy) >= 3 and all(float(row[1]) < POINTS_01 for row in buggy)
+    assert sum(float(row[1]) > 0 for row in buggy) > len(buggy) / 2
     gus = json.loads((one_run / "students" / "gus.json").read_text())
     assert "parameter.py, which is missing" in gus["exercises"][0]["error"]
     assert all(row[-1] == "graded" for row in rows.values())
