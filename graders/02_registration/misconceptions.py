@@ -8,6 +8,7 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
+from ..shared.misconceptions import raised_where_torch_returned
 from ..shared.probes import ATTRIBUTES, BUFFERS, MODULES, NON_PERSISTENT, PARAMETERS
 from .views import BEFORE_SUPER, DIGIT_NAMES_IN_DIR, HAS_NOTHING_HERE, NOTHING_HERE, REGISTERS_BEFORE, WITH_SUPER_FIRST
 
@@ -192,7 +193,7 @@ def none_slot_dropped(e):
 
     Neighbour: `getattr_reads_parameters_only` (02, variants.yaml) fails `none_keeps_a_slot` too, without a
     slot dropped: both slots are registered, but __getattr__ does not find m.head in _modules."""
-    refused = any(raised(y) and not raised(t) for _, t, y in e.fields())
+    refused = raised_where_torch_returned(e)
     views = e.dicts_holding(PARAMETERS, ATTRIBUTES)
     valued = all(name in _registered(y, register) for t, y in views for register in REGISTER_NAMES
                  for name, kind in _registered(t, register).items() if kind is not None)

@@ -8,6 +8,7 @@ import re
 from modlab.grading.catalog import misconception
 from modlab.grading.evidence import raised
 
+from ..shared.misconceptions import raised_where_torch_returned
 from .views import CONTAINER_TYPE, GET_SLICE, IS_CHILD, LENGTHS, OPERATION, REGISTERED
 
 NEGATIVE_INDEX = re.compile(r"\[-\d+\]")
@@ -45,7 +46,7 @@ def container_keeps_a_plain_list(e):
 
     Neighbour: `append_skips_add_module` (05, variants.yaml) fails `module_list_from_iterables` too, without an
     empty register: append writes into _modules itself, skipping add_module's checks."""
-    if any(raised(y) and not raised(t) for _, t, y in e.fields()):
+    if raised_where_torch_returned(e):
         return False  # an insert that raises leaves the register empty for its own reason
     return _emptied(e, SEQUENCES)
 

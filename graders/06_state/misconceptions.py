@@ -31,8 +31,12 @@ def _states(e):
 def _states_agree(e) -> bool:
     """Whether every state dict shown has torch's keys, in torch's order, and torch's values: a load
     that left tensors unloaded (one that did not reach a child) differs here."""
-    return all(want == got and all(e.agree(t_items[k], y_items[k]) for k in want)
-               for want, got, t_items, y_items in _states(e))
+    return all(_same_items(e, t_items, y_items) for _, _, t_items, y_items in _states(e))
+
+
+def _same_items(e, t_items: dict, y_items: dict) -> bool:
+    """Whether two ``{key: tensor}`` views hold the same keys in the same order, with values that agree."""
+    return list(t_items) == list(y_items) and all(e.agree(t_items[k], y_items[k]) for k in t_items)
 
 
 def _left_out(key: str, left_out: set[str]) -> bool:
@@ -196,12 +200,6 @@ def _returned_keys(observed) -> bool:
         and all(isinstance(keys, list) for keys in observed) and any(observed)
 
 
-def _returned(observed) -> bool:
-    """Whether a load returned: ``"no error"`` where the scenario kept the exception's type, or any value
-    but an exception where it kept the attempt."""
-    return observed == "no error" if isinstance(observed, str) else not raised(observed)
-
-
 @misconception("first-problem-raises", "06", """
     load_state_dict() looks at every key before raising: collect missing keys, unexpected keys and size
     mismatches, then raise one RuntimeError that lists them all (and copies what fits)""")
@@ -324,8 +322,7 @@ def extra_state_ignored(e):
                 return True
     return any(t != y for t, y in e.pairs(COUNTER_CALLS)) and not any(
         t != y for t, y in e.pairs(STATE_DICT)) and any(
-        isinstance(t, dict) and isinstance(y, dict) and list(t) == list(y) and all(e.agree(t[k], y[k]) for k in t)
-        for t, y in e.pairs(LOADED_TENSORS))
+        isinstance(t, dict) and isinstance(y, dict) and _same_items(e, t, y) for t, y in e.pairs(LOADED_TENSORS))
 
 
 @misconception("assign-copies", "06", """

@@ -12,6 +12,12 @@ from .probes import (ATTRIBUTES, BEFORE_HOOKS, BEFORE_REPLACING, HOOK_LOG, HOOK_
 REGISTER_TROUBLE = re.compile(r"_parameters|_buffers|_modules|before Module\.__init__\(\)")
 
 
+def raised_where_torch_returned(e) -> bool:
+    """Whether the submission raised at a place where torch's run returned: a symptom seen after
+    that is the exception's, whatever a detector would otherwise blame."""
+    return any(raised(y) and not raised(t) for _, t, y in e.fields())
+
+
 @misconception("missing-super-init", "02", """
     missing super().__init__(): the registers _parameters, _buffers and _modules must exist before the
     first attribute is assigned, so a Module subclass's __init__ calls super().__init__() first""",
