@@ -38,8 +38,9 @@ def _emptied(e, types) -> bool:
 
 
 @misconception("container-keeps-a-plain-list", "05", """
-    a container that keeps its layers in a plain Python list never registers them: Sequential and ModuleList
-    add each child with add_module(str(index), module), so that parameters(), state_dict() and .to() see it""")
+    a container's layers count only once registered: Sequential and ModuleList add each child with
+    add_module(str(index), module), so that parameters(), state_dict() and .to() see it; layers kept in a
+    plain Python list, or never added, stay invisible to all three""")
 def container_keeps_a_plain_list(e):
     """Requires: torch's Sequential or ModuleList registered children; the submission's has a _modules
     register, empty, and raised nowhere torch returned.
@@ -52,8 +53,9 @@ def container_keeps_a_plain_list(e):
 
 
 @misconception("container-keeps-a-plain-dict", "05", """
-    layers kept in a plain Python dict are never registered: a ModuleDict registers each value as a
-    submodule under its key (add_module(key, module))""")
+    a ModuleDict's layers count only once registered: it adds each value as a submodule under its key
+    (add_module(key, module)); layers kept in a plain Python dict, or never added, stay invisible to
+    parameters(), state_dict() and .to()""")
 def container_keeps_a_plain_dict(e):
     """Requires: torch's ModuleDict registered children; the submission's has a _modules register, empty.
 
