@@ -30,6 +30,7 @@ def course_module(relative: str):
     return import_course_module(ROOT / "graders", relative)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist (bench/suite.py's serial run) knows no such hook
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: a worker per core, and one more, which runs while the others' tests wait
     on a timeout, a kernel or a subprocess (the suite's CPU time is well under its serial wall time)."""

@@ -5,7 +5,10 @@ alone too, so `modlab check` shows what grading scores; and grading shows what
 ``graders/NN_slug/measured.yaml`` records, from which docs/misconceptions.md
 gives each entry's recall and precision.
 
-Each bug is graded once, by its own test, so that parallel workers share them out.
+Each bug is graded once, by its own test; the bugs of one exercise go to one parallel worker
+(an xdist group), where what grading one learnt serves the next: the specs a passing search
+draws, a failing search another bug can follow (modlab.engine.memory). Spread over every
+worker, the same bugs cost more CPU (bench/README.md has the figures).
 `bench/feedback.py` prints the same figures per exercise.
 """
 import functools
@@ -27,7 +30,8 @@ COURSE = load_course(ROOT / "course.yaml")
 BUGS = list(labelled_bugs(COURSE))
 PARAMS = [pytest.param(labelled_set, variant, id=f"{variant.exercise}-{variant.name}"
                        + ("" if labelled_set == VARIANTS else "-blind"),
-                       marks=[pytest.mark.cuda] if variant.cuda else []) for labelled_set, variant in BUGS]
+                       marks=[pytest.mark.xdist_group(f"bugs-{variant.exercise}"),
+                              *([pytest.mark.cuda] if variant.cuda else [])]) for labelled_set, variant in BUGS]
 
 
 @functools.cache
