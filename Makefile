@@ -22,8 +22,10 @@ demo: install
 	$(BIN)/modlab grade exercises/
 
 # In parallel, a worker per core and one more; tests that share a set-up run on one worker (tests/conftest.py).
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: otherwise each of the suite's
+# hundreds of processes compiles modlab again, and each worker rewrites every test module.
 test: install
-	$(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder
 
 build: install
 	$(BIN)/modlab build
