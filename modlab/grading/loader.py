@@ -15,6 +15,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import linecache
+import os
 import sys
 from pathlib import Path
 
@@ -78,12 +79,21 @@ def _package(name: str, folder: Path) -> None:
         spec.loader.exec_module(module)
 
 
+_imported_graders: set[str] = set()  # grader files imported here, and so in every worker forked from here
+
+
 def import_grader(path: str | Path) -> None:
     """Import one grader file (once per process), with the course's catalog first."""
+    # Asked again for every worker, in the zygote and in the worker: resolving the
+    # paths of the grader and its catalog again cost each some 40 ms of CPU.
+    asked = os.path.abspath(path)
+    if asked in _imported_graders:
+        return
     path = Path(path).resolve()
     graders = path.parent.parent
     load_catalog(graders)
     import_course_module(graders, f"{path.parent.name}/{path.name}")
+    _imported_graders.add(asked)
 
 
 def load_catalog(graders: Path) -> None:
