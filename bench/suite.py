@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import CoresBusy, CpuAccount  # noqa: E402
 
+FAILED_OUTPUT = Path(os.environ.get("TMPDIR", "/tmp")) / "modlab-suite-failed.txt"
 RUNS = {
     "make test": ["make", "-s", "test"],
     "one at a time": [str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:xdist"],
@@ -31,12 +32,20 @@ RUNS = {
 
 
 def measure(command: list[str]) -> tuple[float, float | None, float | None, str]:
-    """Run ``command`` in the repository: wall seconds, CPU seconds, cores busy, last line."""
+    """Run ``command`` in the repository: wall seconds, CPU seconds, cores busy, last line.
+
+    A run that fails leaves its whole output in ``FAILED_OUTPUT``: a failure seen once under
+    a benchmark's load is worth its message.
+    """
     account, busy = CpuAccount(), CoresBusy()
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, preexec_fn=account.join)
     wall, cores = time.monotonic() - started, busy.cores()
-    return wall, account.seconds(), cores, (done.stdout.strip().splitlines() or ["(no output)"])[-1]
+    last = (done.stdout.strip().splitlines() or ["(no output)"])[-1]
+    if done.returncode != 0:
+        FAILED_OUTPUT.write_text(done.stdout + done.stderr)
+        last += f" (its output: {FAILED_OUTPUT})"
+    return wall, account.seconds(), cores, last
 
 
 def shown(value: float | None, unit: str = "") -> str:
