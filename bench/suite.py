@@ -16,6 +16,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import CoresBusy, CpuAccount  # noqa: E402
 
-FAILED_OUTPUT = Path(os.environ.get("TMPDIR", "/tmp")) / "modlab-suite-failed.txt"
+FAILED_OUTPUT = Path(tempfile.gettempdir()) / "modlab-suite-failed.txt"
 RUNS = {
     "make test": ["make", "-s", "test"],
     "one at a time": [str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:xdist"],
