@@ -1,4 +1,5 @@
 """Shared fixtures for the project's own tests."""
+import gc
 import os
 import signal
 from pathlib import Path
@@ -14,6 +15,11 @@ collect_ignore_glob = ["courses/*"]
 
 # A check at a terminal (pytest -s) would leave a check server behind; tests/test_check_server.py asks for one.
 os.environ["MODLAB_CHECK_SERVER"] = "0"
+# The suite runs more processes than cores (workers, kernels, zygotes, servers), and torch's
+# thread pool in each spins while it waits for the others: a capstone notebook took 18 s of CPU
+# beside the suite and 6 s alone. One thread each, as the zygote gives every worker; set before
+# anything here imports torch, and inherited by all this process starts.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def as_in_a_terminal() -> None:
@@ -78,6 +84,12 @@ def module_set_ups(item) -> list[str]:
     module = item.nodeid.split("::")[0]
     return sorted(f"{module}::{name}" for name, definitions in item._fixtureinfo.name2fixturedefs.items()
                   if definitions[-1].scope in ("module", "session") and definitions[-1].baseid == module)
+
+
+def pytest_collection_finish(session):
+    """Freeze what collection loaded (torch, Hypothesis, every test item), so that the
+    collector's full passes during the run, and its last ones at exit, leave it alone."""
+    gc.freeze()
 
 
 @pytest.fixture(scope="session")

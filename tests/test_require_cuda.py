@@ -1,5 +1,6 @@
 """CUDA cases skip where CUDA is absent, and fail when grading asks for CUDA,
 so a misconfigured GPU runner can never pass by skipping."""
+import functools
 import shutil
 import subprocess
 import sys
@@ -98,8 +99,9 @@ def test_pytest_option_require_cuda(tiny_course, cuda_here, flag, expected):
     assert "CUDA not available" in run.stdout
 
 
+@functools.cache
 def cuda_probed_apart() -> bool:
-    """Whether this machine has CUDA, asked of torch in a process of its own (not of modlab)."""
+    """Whether this machine has CUDA, asked of torch in a process of its own (not of modlab), once."""
     probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
                            capture_output=True, text=True, timeout=120)
     return probe.stdout.strip() == "True"

@@ -10,6 +10,7 @@ runs in a worker forked from the zygote.
 """
 from __future__ import annotations
 
+import gc
 import os
 import select
 import signal
@@ -47,6 +48,9 @@ def serve(address: str, grader: str, kernel: str = "") -> None:
     users = Users(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
     server = Server(listener, address, users)
     _load(grader)
+    # Every check's child is forked from here: frozen, what was loaded is walked by
+    # no collector, neither the server's nor a child's (whose pages then stay shared).
+    gc.freeze()
     users.came(int(kernel) if kernel else None)  # the starting check's user; the idle time counts from here
     try:
         server.run()
