@@ -113,10 +113,18 @@ def layer_copies_are_exact(nn):
     twin = copy.deepcopy(model)
     fresh = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
     fresh.load_state_dict(original)
-    same = {label: {key: torch.equal(value, copied.state_dict()[key]) for key, value in original.items()}
+    same = {label: {key: same_bits(value, copied.state_dict()[key]) for key, value in original.items()}
             for label, copied in (("deepcopy", twin), ("load_state_dict", fresh))}
     return {"equal to the original": same, NUM_BATCHES_TRACKED: twin.state_dict()["1.num_batches_tracked"],
             "twin[0].weight is model[0].weight": twin[0].weight is model[0].weight}
+
+
+def same_bits(tensor, other) -> bool:
+    """Whether two tensors hold the same bits. torch.equal is not that: a NaN equals nothing,
+    so a layer whose weights were never initialised (whatever the memory held, NaN or not)
+    would pass or fail a check of its copies by chance, though its copies are exact."""
+    as_bytes = [t.detach().flatten().view(torch.uint8) for t in (tensor, other)]
+    return tensor.dtype == other.dtype and tensor.shape == other.shape and torch.equal(*as_bytes)
 
 
 # ---------------------------------------------------------------- ReLU
