@@ -120,9 +120,11 @@ def layer_copies_are_exact(nn):
 
 
 def same_bits(tensor, other) -> bool:
-    """Whether two tensors hold the same bits. torch.equal is not that: a NaN equals nothing,
-    so a layer whose weights were never initialised (whatever the memory held, NaN or not)
-    would pass or fail a check of its copies by chance, though its copies are exact."""
+    """torch.equal, where a NaN copied bit for bit counts as the same, not as unequal (a NaN
+    equals nothing): a layer whose weights were never initialised holds whatever the memory
+    did, NaN or not, and would pass or fail a check of its copies by chance."""
+    if torch.equal(tensor, other):
+        return True
     as_bytes = [t.detach().flatten().view(torch.uint8) for t in (tensor, other)]
     return tensor.dtype == other.dtype and tensor.shape == other.shape and torch.equal(*as_bytes)
 
