@@ -148,9 +148,11 @@ class Course:
         """The scenarios of ``exercise``: ``graders/NN_slug/test_NN_slug.py``, a pytest file."""
         return self.grading_folder(exercise) / f"test_{exercise.name}.py"
 
-    def grader_files(self) -> list[str]:
-        """The grader files that exist, in the exercises' order: what workers load."""
-        return [str(self.grader_file(e)) for e in self.exercises if self.grader_file(e).is_file()]
+    def grader_files(self, ids: Iterable[str] = ()) -> list[str]:
+        """The grader files that exist, in the exercises' order, of the exercises ``ids``
+        (default: all of them): what workers load."""
+        return [str(self.grader_file(e)) for e in self.exercises
+                if (not ids or e.id in ids) and self.grader_file(e).is_file()]
 
 
 def stub_statement(exercise_id: str, function: str) -> str:

@@ -1,7 +1,7 @@
 """Grade each exercise in isolation: a bug in one exercise costs points there only."""
 import pytest
 
-from modlab.engine import WHOLE, GradeOptions, grade_exercise
+from modlab.engine import WHOLE, GradeOptions, Memory, grade_exercise, grade_submission
 from modlab.formats.feedback import explanation_text, feedback_line
 from modlab.instructor.variants import reference_package
 
@@ -68,3 +68,13 @@ def test_a_graft_blames_a_name_the_reference_lacks_not_another_exercise(course, 
     assert raised and all(explanation_text(f.explanation).startswith(expected) for f in raised), [explanation_text(f.explanation) for f in raised]
     assert not any("fix exercise" in explanation_text(f.explanation) for f in failures)
     assert not any(f.misconceptions for f in failures)
+
+
+def test_grading_one_exercise_loads_its_grader_only(course):
+    """An nbgrader assignment, `modlab grade -e 01`: the workers of a grading of 01 load 01's
+    grader, and never wait for another's imports (08's: torch._dynamo)."""
+    memory = Memory()
+    result = grade_submission(course, course.solutions, [course.exercise("01")], GradeOptions(device="cpu"),
+                              memory=memory)
+    assert result.score == pytest.approx(result.max_score)
+    assert [oracle.worker.grader_files for oracle in memory.oracles.values()] == [course.grader_files(["01"])]

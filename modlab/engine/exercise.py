@@ -9,6 +9,7 @@ grade whole exercises with it.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -86,6 +87,8 @@ def grade_submission(course: Course, package_dir: Path, exercises: list[Exercise
         result = grade_submission(course, Path("solutions/mynn"), student="reference")
     """
     result = SubmissionResult(student=student or Path(package_dir).resolve().parent.name)
+    if exercises and not options.exercises:
+        options = dataclasses.replace(options, exercises=tuple(exercise.id for exercise in exercises))
     for _, graded in grade_in_turn(course, exercises or course.exercises, lambda exercise: package_dir, options,
                                    memory):
         if isinstance(graded, Exception):
@@ -155,9 +158,9 @@ class ExerciseGrading:
                  memory: Memory | None = None):
         self.course, self.exercise, self.options = course, exercise, options
         self.memory = memory or process_memory()
-        # A student's check needs its own exercise's grader only: loading them all
-        # costs seconds (08's imports torch._dynamo) that a check would wait for.
-        graders = [str(course.grader_file(exercise))] if options.public_only else course.grader_files()
+        # A student's check needs its own exercise's grader only, and a grading the graders of
+        # the exercises it grades: loading them all costs seconds (08's imports torch._dynamo).
+        graders = [str(course.grader_file(exercise))] if options.public_only else course.grader_files(options.exercises)
         key = fingerprint(course, options.key()) if options.oracle_cache else ""
         self.oracle = self.memory.oracle(course, graders, options.oracle_cache, key)
         self.deadline: float | None = None  # set when the submission's code first runs

@@ -79,7 +79,7 @@ class GradeSubmission(NbGraderPreprocessor):
             coursedir = CourseDirectory(config=self.config)
             submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
             result = grade_exercise(course, exercise, exercise_folder(submitted, course, exercise),
-                                    GradeOptions(device=self.device))
+                                    GradeOptions(device=self.device, exercises=(exercise.id,)))
         except Exception as problem:
             self.log.error("modlab could not grade %s of %s, so it has no score: %s: %s",
                            assignment, student, type(problem).__name__, problem)
