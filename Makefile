@@ -21,7 +21,7 @@ demo: install
 	$(BIN)/modlab grade solutions/
 	$(BIN)/modlab grade exercises/
 
-# In parallel, a worker per core and one more; tests that share a set-up run on one worker (tests/conftest.py).
+# In parallel, a worker per core; tests that share a set-up run on one worker (tests/conftest.py).
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: otherwise each of the suite's
 # hundreds of processes compiles modlab again, and each worker rewrites every test module.
 test: install

@@ -38,9 +38,10 @@ def course_module(relative: str):
 
 @pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist (bench/suite.py's serial run) knows no such hook
 def pytest_xdist_auto_num_workers(config):
-    """``-n auto``: a worker per core, and one more, which runs while the others' tests wait
-    on a timeout, a kernel or a subprocess (the suite's CPU time is well under its serial wall time)."""
-    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
+    """``-n auto``: a worker per core this process may use (psutil, where installed, would count
+    physical cores only). Not one more: the suite's tests spend their time in subprocesses that
+    keep the cores busy, and a third worker on two cores only made them contend (bench/README.md)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
