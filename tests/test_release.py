@@ -12,7 +12,8 @@ from modlab.course import load_course
 from modlab.grading.loader import load_scenarios
 from modlab.instructor.build import BuildError
 from modlab.pins import read_pins
-from modlab.instructor.release import ReleaseError, build_release, find_leaks, public_only, solution_regions
+from modlab.instructor.release import (ReleaseError, build_release, find_leaks, public_grader_source, public_only,
+                                      solution_regions)
 
 from student_kit import released_kit
 
@@ -151,6 +152,13 @@ def test_hidden_scenarios_go_with_their_comments_and_helpers():
     for secret in ("unseen", "only_hidden", "SECRET_INPUT", "Why the hidden check"):
         assert secret not in text
     compile(text, "test_01_toy.py", "exec")
+
+
+def test_what_the_workers_import_first_reaches_the_kit(course):
+    """No scenario reads ``WORKER_IMPORTS``: the engine does, and a student's workers need it as much."""
+    declared = 'WORKER_IMPORTS = ("colorsys",)\n'
+    assert declared in public_only(GRADER + declared, {"seen"}, {"seen", "unseen"})
+    assert "WORKER_IMPORTS = " in public_grader_source(course, course.exercise("08"))
 
 
 def test_a_scenario_that_is_not_a_top_level_function_cannot_be_released():

@@ -10,10 +10,6 @@ import copy
 
 from hypothesis import strategies as st
 import torch
-# torch.optim's first optimizer imports torch._dynamo (2-10 s on a busy machine).
-# Graders are imported once before workers fork, so importing it here keeps
-# that cost out of every scenario's time limit.
-import torch._dynamo  # noqa: F401
 
 from modlab.grading import Tolerance, attempt, scenario
 
@@ -23,6 +19,10 @@ from .misconceptions import (count_is_integer, eval_updates_stats, extra_repr_se
                              running_stats_formula)
 from .views import (BIAS, BN_BUFFERS, LAYER_TENSORS, LOAD_STRICT, NUM_BATCHES_TRACKED, UNCHANGED_IN_EVAL, WEIGHT,
                     build, grads, built_code, in_eval, old_batchnorm_checkpoint, printed, state, tensor_registers)
+
+# torch.optim's first optimizer imports torch._dynamo (2-10 s on a busy machine): where the
+# workers come from imports it once, keeping it out of every scenario's time limit.
+WORKER_IMPORTS = ("torch._dynamo",)
 
 # The tolerance for computed floats. A correct forward pass written with other
 # tensor operations (matmul instead of addmm, mean and var instead of torch's

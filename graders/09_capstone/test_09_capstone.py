@@ -7,16 +7,16 @@ models from :func:`capstone`: the submission's ``capstone`` module, or, in the
 torch.nn world, :class:`Seeds`, the seed articles' own code.
 """
 import torch
-# torch.optim's first optimizer imports torch._dynamo (2-10 s on a busy machine).
-# Graders are imported once before workers fork, so importing it here keeps
-# that cost out of every scenario's time limit.
-import torch._dynamo  # noqa: F401
 import torch.nn.functional as F
 
 from modlab.grading import Tolerance, scenario
 
 from .misconceptions import layer_built_in_forward, layers_in_a_plain_list, steps_differ
 from .views import CHANGED, INITIAL, LOSSES, PARAMETER_NAMES, TWICE_SAME, capstone, hidden_and_head, line_data
+
+# torch.optim's first optimizer imports torch._dynamo (2-10 s on a busy machine): where the
+# workers come from imports it once, keeping it out of every scenario's time limit.
+WORKER_IMPORTS = ("torch._dynamo",)
 
 # Computed floats: the same model trained for 200 steps, where a correct
 # Linear or MSELoss written with other tensor operations rounds differently

@@ -79,21 +79,33 @@ def _package(name: str, folder: Path) -> None:
         spec.loader.exec_module(module)
 
 
-_imported_graders: set[str] = set()  # grader files imported here, and so in every worker forked from here
+WORKER_IMPORTS = "WORKER_IMPORTS"  # a grader's names of modules its scenarios import slowly on first use
+_imported_graders: dict[str, object] = {}  # grader files imported here, and so in every worker forked from here
 
 
-def import_grader(path: str | Path) -> None:
-    """Import one grader file (once per process), with the course's catalog first."""
+def import_grader(path: str | Path):
+    """Import one grader file (once per process), with the course's catalog first: its module."""
     # Asked again for every worker, in the zygote and in the worker: resolving the
     # paths of the grader and its catalog again cost each some 40 ms of CPU.
     asked = os.path.abspath(path)
-    if asked in _imported_graders:
-        return
-    path = Path(path).resolve()
-    graders = path.parent.parent
-    load_catalog(graders)
-    import_course_module(graders, f"{path.parent.name}/{path.name}")
-    _imported_graders.add(asked)
+    if asked not in _imported_graders:
+        path = Path(path).resolve()
+        graders = path.parent.parent
+        load_catalog(graders)
+        _imported_graders[asked] = import_course_module(graders, f"{path.parent.name}/{path.name}")
+    return _imported_graders[asked]
+
+
+def import_grader_for_workers(path: str | Path) -> None:
+    """Import a grader file, and the modules its ``WORKER_IMPORTS`` names, where workers come from.
+
+    Those are the modules its scenarios import on first use, slowly: torch.optim's first
+    optimizer imports torch._dynamo, over a second of CPU. Imported once where workers are
+    forked (or in a spawned worker), they cost no scenario its time limit; the grading side,
+    which imports the grader too but runs no scenario, never pays for them.
+    """
+    for name in getattr(import_grader(path), WORKER_IMPORTS, ()):
+        importlib.import_module(name)
 
 
 def load_catalog(graders: Path) -> None:

@@ -26,7 +26,7 @@ import yaml
 
 from modlab import kit
 from modlab.course import Course, Exercise, Oracle
-from modlab.grading.loader import load_course_scenarios, load_scenarios
+from modlab.grading.loader import WORKER_IMPORTS, load_course_scenarios, load_scenarios
 from modlab.instructor.build import BEGIN, END, BuildError, stub_sources
 from modlab.instructor.kit_ci import kit_ci_files
 from modlab.instructor.notebooks import notebook_sources
@@ -149,7 +149,8 @@ def public_only(source: str, public: set[str], scenarios: set[str], where: str =
     """A grader's source with every scenario not in ``public`` cut out.
 
     Cut with them: the comment lines right above them, and every top-level
-    helper only they used. The rest keeps its formatting and comments.
+    helper only they used. The rest keeps its formatting and comments, and
+    what the engine reads of a grader (its ``WORKER_IMPORTS``) stays.
 
     Raises:
         BuildError: a scenario is not a top-level function, so it cannot be
@@ -160,7 +161,7 @@ def public_only(source: str, public: set[str], scenarios: set[str], where: str =
     if missing:
         raise BuildError(f"{where}: scenarios {sorted(missing)} are not top-level functions; "
                          "`modlab release` cannot separate public from hidden ones")
-    kept = {id(node) for node in _reachable(body, public)}
+    kept = {id(node) for node in _reachable(body, public | {WORKER_IMPORTS})}
     lines = source.splitlines(keepends=True)
     dropped: set[int] = set()
     for node in body:

@@ -314,7 +314,7 @@ def _write_own_files(package: str, sources: dict[str, str]) -> None:
 
 def _import_graders(grader_files: list[str]) -> None:
     """Under ``spawn`` the registry starts empty: import the graders again."""
-    from modlab.grading.loader import import_grader
+    from modlab.grading.loader import import_grader_for_workers
 
     for path in grader_files:
-        import_grader(path)
+        import_grader_for_workers(path)

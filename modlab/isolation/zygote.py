@@ -284,11 +284,11 @@ def _settle() -> None:
 
 def _preload(grader_files: list[str]) -> None:
     """Import graders once in the zygote, so that no worker pays for them."""
-    from modlab.grading.loader import import_grader
+    from modlab.grading.loader import import_grader_for_workers
 
     for path in grader_files:
         try:
-            import_grader(path)
+            import_grader_for_workers(path)
         except Exception:  # the worker imports it again and reports the error
             pass
 

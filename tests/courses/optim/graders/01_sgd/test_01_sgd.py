@@ -8,6 +8,10 @@ from modlab.grading import attempt, scenario
 from .misconceptions import weight_decay_ignored
 from .views import DECAYED, PLAIN, trained
 
+# torch.optim's first optimizer imports torch._dynamo (over a second of CPU): where the workers
+# come from imports it once, keeping it out of every scenario's time limit.
+WORKER_IMPORTS = ("torch._dynamo",)
+
 
 @scenario(points=2, public=True, misconceptions=[weight_decay_ignored])
 def one_step_moves_against_the_gradient(optim):
