@@ -273,6 +273,17 @@ def test_a_server_only_where_asked_or_at_a_terminal(monkeypatch):
     assert check_server.wanted()
 
 
+def test_a_variable_torch_sets_itself_leaves_the_server_as_it_is(course, monkeypatch):
+    """torch sets TORCHINDUCTOR_CACHE_DIR in a kernel whose cell made an optimizer: its next check
+    cell still goes to the server a terminal's check started; a variable that configures torch does not."""
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
+    before = check_server.server_key(course)
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_student")
+    assert check_server.server_key(course) == before
+    monkeypatch.setenv("TORCH_SHOW_CPP_STACKTRACES", "1")
+    assert check_server.server_key(course) != before
+
+
 def test_the_socket_lies_in_a_folder_no_one_else_may_enter(monkeypatch):
     run = Path(tempfile.mkdtemp(prefix="ml"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))

@@ -62,6 +62,9 @@ LOG = Path(".modlab") / "check-server.log"  # in the course folder: why a server
 # Variables that change what a loaded server would do: part of its fingerprint.
 CONFIGURING = ("MODLAB_", "PYTHON", "TORCH", "CUDA", "OMP_", "MKL_", "HYPOTHESIS")
 OWN = ("MODLAB_CHECK_SERVER", "MODLAB_CHECK_SERVER_IDLE_S")  # the server's own: they change nothing it loaded
+# Set by torch itself when a process first imports torch._inductor (a notebook cell's first
+# optimizer does): a kernel's check cells would otherwise never reach the terminal's server.
+SET_BY_TORCH = ("TORCHINDUCTOR_CACHE_DIR",)
 BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
         "from modlab.commands.serving import serve; serve(*sys.argv[2:])")
 
@@ -133,7 +136,7 @@ def server_key(course: Course) -> str:
     """A digest of everything a loaded server holds, a server with another being stale:
     what its checks' grades depend on (:func:`modlab.fingerprint.fingerprint`), and
     the interpreter, path and variables it runs with."""
-    configuring = sorted((k, v) for k, v in os.environ.items() if k.startswith(CONFIGURING) and k not in OWN)
+    configuring = sorted((k, v) for k, v in os.environ.items() if k.startswith(CONFIGURING) and k not in OWN + SET_BY_TORCH)
     digest = hashlib.sha256(json.dumps([fingerprint(course, {"served": "check"}), sys.executable, sys.version,
                                         sys.path, configuring]).encode())
     return digest.hexdigest()[:16]
