@@ -136,7 +136,8 @@ def server_key(course: Course) -> str:
     """A digest of everything a loaded server holds, a server with another being stale:
     what its checks' grades depend on (:func:`modlab.fingerprint.fingerprint`), and
     the interpreter, path and variables it runs with."""
-    configuring = sorted((k, v) for k, v in os.environ.items() if k.startswith(CONFIGURING) and k not in OWN + SET_BY_TORCH)
+    ignored = OWN + SET_BY_TORCH
+    configuring = sorted((k, v) for k, v in os.environ.items() if k.startswith(CONFIGURING) and k not in ignored)
     digest = hashlib.sha256(json.dumps([fingerprint(course, {"served": "check"}), sys.executable, sys.version,
                                         sys.path, configuring]).encode())
     return digest.hexdigest()[:16]
