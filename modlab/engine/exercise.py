@@ -159,7 +159,7 @@ class ExerciseGrading:
         self.course, self.exercise, self.options = course, exercise, options
         self.memory = memory or process_memory()
         # A student's check needs its own exercise's grader only, and a grading the graders of
-        # the exercises it grades: loading them all costs seconds (08's imports torch._dynamo).
+        # the exercises it grades: loading them all costs seconds (08's workers import torch._dynamo).
         graders = [str(course.grader_file(exercise))] if options.public_only else course.grader_files(options.exercises)
         key = fingerprint(course, options.key()) if options.oracle_cache else ""
         self.oracle = self.memory.oracle(course, graders, options.oracle_cache, key)

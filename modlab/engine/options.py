@@ -26,7 +26,7 @@ class GradeOptions:
             whole course. The workers load these exercises' graders only: a
             grading of one exercise in a course that has them all (an nbgrader
             assignment, ``modlab grade -e``) does not wait for the others'
-            imports (08's grader imports torch._dynamo: 1.3 s of CPU).
+            imports (08's workers import torch._dynamo: over a second of CPU).
     """
 
     mode: str = GRAFT

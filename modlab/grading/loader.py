@@ -18,6 +18,7 @@ import linecache
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from modlab.course import Course, Exercise
 
@@ -80,10 +81,10 @@ def _package(name: str, folder: Path) -> None:
 
 
 WORKER_IMPORTS = "WORKER_IMPORTS"  # a grader's names of modules its scenarios import slowly on first use
-_imported_graders: dict[str, object] = {}  # grader files imported here, and so in every worker forked from here
+_imported_graders: dict[str, ModuleType] = {}  # grader files imported here, and so in every worker forked from here
 
 
-def import_grader(path: str | Path):
+def import_grader(path: str | Path) -> ModuleType:
     """Import one grader file (once per process), with the course's catalog first: its module."""
     # Asked again for every worker, in the zygote and in the worker: resolving the
     # paths of the grader and its catalog again cost each some 40 ms of CPU.
