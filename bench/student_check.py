@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.measure import MemorySampler, tree_pss  # noqa: E402
+from modlab.isolation.zygote import FORKED_NAME  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 MIB = 2**20
@@ -154,8 +155,9 @@ class Notebook:
 
 
 def server_pids(runtime: Path) -> list[int]:
-    """The check servers whose socket lies in ``runtime``."""
-    return [pid for pid in _pids() if str(runtime) in _read(f"/proc/{pid}/cmdline")]
+    """The check servers whose socket lies in ``runtime``; not their zygotes, forked with their command line."""
+    return [pid for pid in _pids() if str(runtime) in _read(f"/proc/{pid}/cmdline")
+            and _read(f"/proc/{pid}/comm").strip() != FORKED_NAME.decode()]
 
 
 def _pids() -> list[int]:

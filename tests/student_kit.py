@@ -16,6 +16,7 @@ import pytest
 
 from modlab.course import load_course
 from modlab.instructor.release import build_release
+from modlab.isolation.zygote import FORKED_NAME
 
 from conftest import ROOT
 
@@ -43,11 +44,13 @@ def kit_copy(target: Path, reference: tuple[str, ...] = ()) -> Path:
 
 
 def servers(runtime: Path) -> list[int]:
-    """The check servers whose socket lies in ``runtime`` (their ``XDG_RUNTIME_DIR``)."""
+    """The check servers whose socket lies in ``runtime`` (their ``XDG_RUNTIME_DIR``); not
+    their zygotes, forked from them with their command line."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and str(runtime) in (entry / "cmdline").read_text():
+            if (entry.name.isdigit() and str(runtime) in (entry / "cmdline").read_text()
+                    and (entry / "comm").read_bytes().strip() != FORKED_NAME):
                 found.append(int(entry.name))
         except OSError:
             pass

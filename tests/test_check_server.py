@@ -115,6 +115,34 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
+def descriptors(pid: int) -> dict[int, str]:
+    """``{fd: what it is}`` of a process: a file's path, ``socket:[inode]``, ``pipe:[inode]``..."""
+    folder = Path(f"/proc/{pid}/fd")
+    return {int(fd.name): os.readlink(fd) for fd in folder.iterdir()}
+
+
+def memory(pid: int) -> dict[str, int]:
+    """A process's ``/proc/PID/smaps_rollup`` in kB: ``Anonymous``, ``Private_Dirty``..."""
+    fields = (line.split() for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+    return {field[0].rstrip(":"): int(field[1]) for field in fields}
+
+
+def test_a_servers_zygote_is_forked_from_it_and_shares_its_torch(served):
+    """Forked once torch is loaded and before the server reads anything: the zygote sits where a
+    fresh one would (its own session, in /, stdin and stdout on /dev/null, none of the server's
+    descriptors), and most of its memory is the server's pages, not a copy."""
+    kit, env = served
+    assert check(kit, env, "01").returncode == 0
+    (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
+    (zygote,) = children(server)  # between checks, the server's one child
+    assert Path(f"/proc/{zygote}/comm").read_text().strip() == "modlab-zygote"
+    assert os.getsid(zygote) == zygote and os.readlink(f"/proc/{zygote}/cwd") == "/"
+    theirs, ours = descriptors(server), descriptors(zygote)
+    assert ours[0] == ours[1] == "/dev/null" and ours[2] == theirs[2]  # stderr: the server's log
+    assert not set(theirs.values()) & {what for fd, what in ours.items() if fd > 2}
+    assert memory(zygote)["Private_Dirty"] < memory(zygote)["Anonymous"] / 2
+
+
 def alive(*pids: int) -> bool:
     return any(Path(f"/proc/{pid}").exists() and "Z" not in stat_state(pid) for pid in pids)
 

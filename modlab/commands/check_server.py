@@ -1,7 +1,9 @@
 """The check server: a warm process that answers ``modlab check`` in a fraction of a second.
 
 Most of a check's time is loading: this process imports torch, the engine
-and Hypothesis, and the workers' zygote imports torch again. A student runs
+and Hypothesis, and the workers' zygote imports torch again. (A server forks
+its zygote from itself once torch is loaded: one import, and one torch's
+memory, for both.) A student runs
 the check dozens of times an hour, and every time the same things load. So
 the first check at a terminal starts a server for the course folder, which
 loads them once and stays for ``serving.IDLE_S`` seconds after its last check; each

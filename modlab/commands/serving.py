@@ -1,8 +1,9 @@
 """The check server's own process: it loads once, then forks a child per check.
 
 :mod:`.check_server` is the client's side and says why a server exists. The
-server listens on its socket, loads torch, the engine and the first check's
-grader (its zygote loads them too), and answers each check in a child that
+server listens on its socket, loads torch, forks the workers' zygote from
+itself, loads the engine and the first check's grader (the zygote loads that
+grader too), and answers each check in a child that
 takes the client's terminal, folder and environment and runs the kit's own
 program, exactly as the client would have. It ends when no one needs it
 (:class:`Users`). The student's code never runs here: as in every check, it
@@ -45,6 +46,7 @@ def serve(address: str, grader: str, kernel: str = "") -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(16)
+    _fork_zygote()
     users = Users(float(os.environ.get("MODLAB_CHECK_SERVER_IDLE_S") or IDLE_S))
     server = Server(listener, address, users)
     _load(grader)
@@ -57,6 +59,20 @@ def serve(address: str, grader: str, kernel: str = "") -> None:
     finally:
         if server.listening():
             os.unlink(address)
+
+
+def _fork_zygote() -> None:
+    """The workers' zygote, forked from here before anything is read: one torch for both
+    (:func:`modlab.isolation.launcher.fork_zygote`); where that fails, :func:`_load`
+    starts a fresh one."""
+    from modlab.isolation.launcher import ZygoteFailed, fork_zygote, start_method
+
+    if start_method() != "fork":
+        return  # workers are spawned: no zygote
+    try:
+        fork_zygote()
+    except ZygoteFailed:
+        traceback.print_exc()
 
 
 def _load(grader: str) -> None:

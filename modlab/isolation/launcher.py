@@ -7,7 +7,9 @@ students' submissions, the reference solution of the exercise being graded).
 The zygote (:mod:`.zygote`) is a fresh interpreter instead, started here with
 a scrubbed environment and a command line that names nothing. It imports
 torch and the graders once and never touches CUDA, so a worker forked from it
-starts in milliseconds and knows nothing but what it is then sent.
+starts in milliseconds and knows nothing but what it is then sent. (A check
+server, which has read none of those things when it starts, forks its zygote
+from itself instead, and the two share one torch: :func:`fork_zygote`.)
 
 The zygote is also every worker's keeper:
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -65,12 +68,19 @@ class ZygoteFailed(RuntimeError):
 class Zygote:
     """The grading process's handle on its zygote; see :func:`zygote`."""
 
-    def __init__(self):
+    def __init__(self, forked: bool = False):
+        """Start the zygote: a fresh interpreter, or with ``forked`` a fork of this
+        process (:func:`fork_zygote` says when that may be)."""
         ours, theirs = socket.socketpair()
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", BOOT.format(fd=theirs.fileno())],
-            env=clean_environment(), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, start_new_session=True, cwd="/")
+        if forked:
+            from . import zygote as zygote_process
+
+            self.process = _Forked(zygote_process.fork_here(theirs))
+        else:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", BOOT.format(fd=theirs.fileno())],
+                env=clean_environment(), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, start_new_session=True, cwd="/")
         theirs.close()
         self.socket, self.lock, self.owner = ours, threading.Lock(), os.getpid()
         ours.sendall(json.dumps([os.path.abspath(p) for p in sys.path]).encode() + b"\n")
@@ -155,6 +165,29 @@ class Zygote:
         return handle
 
 
+class _Forked:
+    """A zygote forked from this process, seen as :class:`subprocess.Popen` sees one it started."""
+
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+
 class WorkerHandle:
     """A forked worker seen from the grading process: stop it, learn how it ended."""
 
@@ -199,6 +232,30 @@ def zygote() -> Zygote:
         if _zygote is None or not _zygote.alive():
             _zygote = Zygote()
         return _zygote
+
+
+def fork_zygote() -> None:
+    """Make this process's zygote a fork of itself, now: for the check server alone.
+
+    A check server imports torch, and so does its zygote: two interpreters of
+    some 170 MiB each for every student who has a notebook open. Forked from the
+    server before the server has read anything (a check, a grader, the student's
+    files, and before it starts a thread), the zygote holds what a fresh one
+    holds: torch and the engine's modules, the kept variables of the
+    environment, no descriptor but its socket. The two then share torch's
+    pages. Beyond a fresh one, it keeps the server's command line (a socket's
+    path and a public grader's) and the memory of the environment it started
+    with: the student's own, in the student's own account, holding nothing a
+    submission could not read there anyway. Grading processes, which hold what
+    a submission must not read (where results go, tokens, the reference,
+    other students' work), start a fresh interpreter (:class:`Zygote`).
+
+    Raises:
+        ZygoteFailed: the forked zygote did not start.
+    """
+    global _zygote
+    with _zygote_lock:
+        _zygote = Zygote(forked=True)
 
 
 def start_soon(grader_files: list[str] = (), oracle: list | None = None) -> None:

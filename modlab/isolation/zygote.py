@@ -2,7 +2,9 @@
 and ends them with all they started.
 
 Runs in the zygote process (see :mod:`.launcher` for why there is one), started
-with ``python -c`` by the grading process, which never imports this module.
+with ``python -c`` by the grading process, which never imports this module; a
+check server, which holds nothing a worker must not read, forks its own instead
+(:func:`fork_here`).
 Before each fork it preloads the graders a worker needs, what Landlock lets
 a worker reach and the tripwires on the course's oracle, so that no worker pays for
 them, and keeps its memory in huge pages (:func:`_settle`), so that a fork
@@ -19,11 +21,12 @@ import shutil
 import signal
 import socket
 import sys
+import traceback
 from multiprocessing.connection import Connection
 
 from .frames import receive_frame, send_frame
 from .sandbox import Policy, make_workdir
-from .sandbox.environment import quiet_descriptors
+from .sandbox.environment import clean_environment, max_fd, quiet_descriptors
 from .sandbox.landlock import prepare
 from .sandbox.libc import LINUX, libc
 from .sandbox.namespaces import CLONE_NEWPID, become_subreaper, setns, unshare
@@ -87,6 +90,53 @@ def main(sock: socket.socket) -> None:
                     keeper.stop(control)
     finally:
         keeper.stop_all()
+
+
+PR_SET_NAME = 15
+FORKED_NAME = b"modlab-zygote"  # what ps and top show for a forked zygote (its comm)
+
+
+def fork_here(sock: socket.socket) -> int:
+    """Fork this process into a zygote that answers on ``sock``; the child's pid.
+
+    For :func:`.launcher.fork_zygote` alone, in a process that has read
+    nothing yet. The child is set up as the launcher starts a fresh zygote (a
+    session of its own, in ``/``, stdin and stdout on /dev/null, no descriptor
+    but ``sock`` and stderr, the kept variables of the environment), is named
+    ``modlab-zygote``, reads the path a fresh one reads, and runs :func:`main`.
+    torch is imported, the memory settled and the objects frozen first, so the
+    two processes share torch's pages, in huge pages, instead of holding one
+    each.
+    """
+    import torch  # noqa: F401  (what main imports first: once, for both)
+
+    global _settled
+    _settle()
+    gc.freeze()  # what both hold is walked by neither's collector, so neither copies its pages
+    environment = clean_environment()
+    pid = os.fork()
+    if pid:
+        return pid
+    _settled = -1  # settling again would copy the pages this process shares with its forker
+    code = 70
+    try:
+        libc.prctl(PR_SET_NAME, ctypes.c_char_p(FORKED_NAME), 0, 0, 0)  # its command line is the forker's
+        os.setsid()
+        os.chdir("/")
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1):
+            os.dup2(quiet, fd)
+        os.closerange(3, sock.fileno())
+        os.closerange(sock.fileno() + 1, max_fd())
+        os.environ.clear()
+        os.environ.update(environment)
+        sock.makefile("rb", buffering=0).readline()  # the grading process's path: this process's already
+        main(sock)
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code)  # never the forking process's exit handlers
 
 
 def _new_client(asking: socket.socket) -> socket.socket:
@@ -244,7 +294,7 @@ class Keeper:
 
 MADV_COLLAPSE = 25  # Linux 6.1
 HUGE_PAGE = 2 << 20
-_settled = 0  # how many modules were loaded when the memory was last settled
+_settled = 0  # how many modules were loaded when the memory was last settled; -1: never again
 
 
 def _settle() -> None:
@@ -266,7 +316,7 @@ def _settle() -> None:
     changes.
     """
     global _settled
-    if not LINUX or _settled == len(sys.modules):
+    if not LINUX or _settled in (len(sys.modules), -1):
         return
     _settled = len(sys.modules)
     madvise = libc.madvise

@@ -34,10 +34,11 @@ def quiet_descriptors(keep_fd: int) -> None:
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)
     os.closerange(3, keep_fd)
-    os.closerange(keep_fd + 1, _max_fd())
+    os.closerange(keep_fd + 1, max_fd())
 
 
-def _max_fd() -> int:
+def max_fd() -> int:
+    """One more than the highest descriptor this process may have open."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return soft if soft != resource.RLIM_INFINITY else 65536
 
