@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -130,11 +131,15 @@ def memory(pid: int) -> dict[str, int]:
 def test_a_servers_zygote_is_forked_from_it_and_shares_its_torch(served):
     """Forked once torch is loaded and before the server reads anything: the zygote sits where a
     fresh one would (its own session, in /, stdin and stdout on /dev/null, none of the server's
-    descriptors), and most of its memory is the server's pages, not a copy."""
+    descriptors, no credential of the student's environment even in its memory of the one it
+    started with), and most of its memory is the server's pages, not a copy."""
     kit, env = served
-    assert check(kit, env, "01").returncode == 0
+    token = "ghp_" + uuid.uuid4().hex
+    assert check(kit, {**env, "GITHUB_TOKEN": token, "MODLAB_FETCH_TOKEN": token}, "01").returncode == 0
     (server,) = servers(Path(env["XDG_RUNTIME_DIR"]))
     (zygote,) = children(server)  # between checks, the server's one child
+    for pid in (server, zygote):
+        assert token.encode() not in Path(f"/proc/{pid}/environ").read_bytes()
     assert Path(f"/proc/{zygote}/comm").read_text().strip() == "modlab-zygote"
     assert os.getsid(zygote) == zygote and os.readlink(f"/proc/{zygote}/cwd") == "/"
     theirs, ours = descriptors(server), descriptors(zygote)
@@ -326,3 +331,13 @@ def test_the_socket_lies_in_a_folder_no_one_else_may_enter(monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run / ("x" * 100)))  # too long for a socket: the other
     assert check_server.socket_path(run, "0" * 16) is None
     shutil.rmtree(run)
+
+
+def test_the_server_starts_with_what_configures_it_and_no_credential(monkeypatch):
+    for name, value in {"PYTHONWARNINGS": "error", "TORCH_LOGS": "+dynamo", "MODLAB_CHECK_SERVER_IDLE_S": "5",
+                        "MODLAB_FETCH_TOKEN": "secret", "GITHUB_TOKEN": "secret", "PATH": "/usr/bin"}.items():
+        monkeypatch.setenv(name, value)
+    started = check_server.server_environment()
+    assert {name: started.get(name) for name in ("PYTHONWARNINGS", "TORCH_LOGS", "MODLAB_CHECK_SERVER_IDLE_S", "PATH")} \
+        == {"PYTHONWARNINGS": "error", "TORCH_LOGS": "+dynamo", "MODLAB_CHECK_SERVER_IDLE_S": "5", "PATH": "/usr/bin"}
+    assert "secret" not in started.values()

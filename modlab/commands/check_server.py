@@ -54,6 +54,7 @@ from modlab.course import Course
 from modlab.fingerprint import fingerprint
 from modlab.isolation.frames import receive_frame, send_frame
 from modlab.isolation.launcher import start_method
+from modlab.isolation.sandbox.environment import clean_environment
 
 from . import notebook_kernel
 
@@ -64,6 +65,10 @@ LOG = Path(".modlab") / "check-server.log"  # in the course folder: why a server
 # Variables that change what a loaded server would do: part of its fingerprint.
 CONFIGURING = ("MODLAB_", "PYTHON", "TORCH", "CUDA", "OMP_", "MKL_", "HYPOTHESIS")
 OWN = ("MODLAB_CHECK_SERVER", "MODLAB_CHECK_SERVER_IDLE_S")  # the server's own: they change nothing it loaded
+# What the server's own process starts with (:func:`server_environment`): what configures the
+# interpreter and what the server loads, and the server's own settings; never a credential.
+LOADING = tuple(prefix for prefix in CONFIGURING if prefix != "MODLAB_")
+SERVER_SETTINGS = ("MODLAB_START_METHOD", "MODLAB_CHECK_SERVER_IDLE_S")
 # Set by torch itself when a process first imports torch._inductor (a notebook cell's first
 # optimizer does): a kernel's check cells would otherwise never reach the terminal's server.
 SET_BY_TORCH = ("TORCHINDUCTOR_CACHE_DIR",)
@@ -203,8 +208,8 @@ def _start_server(address: Path, course_root: Path, grader: Path, kernel: int | 
     watched = () if kernel is None else (str(kernel),)  # watched from the start, even if no check came
     server = subprocess.Popen(
         [sys.executable, "-c", BOOT, json.dumps(sys.path), str(address), str(grader), *watched],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, cwd=root,
-        pass_fds=tuple(map(int, watched)))
+        env=server_environment(), stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+        cwd=root, pass_fds=tuple(map(int, watched)))
     log.close()
     started = time.monotonic()
     while time.monotonic() - started < START_TIMEOUT_S and server.poll() is None:
@@ -214,6 +219,19 @@ def _start_server(address: Path, course_root: Path, grader: Path, kernel: int | 
         time.sleep(0.01)
     print(f"note: the check server did not start (see {root / LOG}); checking without it", file=sys.stderr)
     return None
+
+
+def server_environment() -> dict[str, str]:
+    """The environment the server's process starts with: the variables a worker keeps, those
+    that configure the interpreter and what the server loads (``PYTHON*``, ``TORCH*``...), and
+    the server's own settings; no other ``MODLAB_*`` variable (a CI's token) nor any other.
+
+    Its zygote is forked from it (:func:`modlab.isolation.launcher.fork_zygote`) and keeps this
+    environment's memory, so nothing in it may be a secret. Each check's child takes the
+    client's whole environment, as the check would have had it.
+    """
+    return clean_environment({key: value for key, value in os.environ.items()
+                              if key.startswith(LOADING) or key in SERVER_SETTINGS})
 
 
 def _open_log(root: Path):

@@ -243,12 +243,13 @@ def fork_zygote() -> None:
     files, and before it starts a thread), the zygote holds what a fresh one
     holds: torch and the engine's modules, the kept variables of the
     environment, no descriptor but its socket. The two then share torch's
-    pages. Beyond a fresh one, it keeps the server's command line (a socket's
-    path and a public grader's) and the memory of the environment it started
-    with: the student's own, in the student's own account, holding nothing a
-    submission could not read there anyway. Grading processes, which hold what
-    a submission must not read (where results go, tokens, the reference,
-    other students' work), start a fresh interpreter (:class:`Zygote`).
+    pages. Beyond a fresh one, it keeps the server's command line (the paths
+    of a socket and of a public grader) and the memory of the environment the
+    server started with, which holds no credential
+    (:func:`modlab.commands.check_server.server_environment`). Grading
+    processes, which hold what a submission must not read (where results go,
+    tokens, the reference, other students' work), start a fresh interpreter
+    (:class:`Zygote`).
 
     Raises:
         ZygoteFailed: the forked zygote did not start.
