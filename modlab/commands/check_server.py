@@ -68,7 +68,7 @@ OWN = ("MODLAB_CHECK_SERVER", "MODLAB_CHECK_SERVER_IDLE_S")  # the server's own:
 # What the server's own process starts with (:func:`server_environment`): what configures the
 # interpreter and what the server loads, and the server's own settings; never a credential.
 LOADING = tuple(prefix for prefix in CONFIGURING if prefix != "MODLAB_")
-SERVER_SETTINGS = ("MODLAB_START_METHOD", "MODLAB_CHECK_SERVER_IDLE_S")
+SERVER_SETTINGS = (*OWN, "MODLAB_START_METHOD")
 # Set by torch itself when a process first imports torch._inductor (a notebook cell's first
 # optimizer does): a kernel's check cells would otherwise never reach the terminal's server.
 SET_BY_TORCH = ("TORCHINDUCTOR_CACHE_DIR",)

@@ -65,10 +65,8 @@ def _fork_zygote() -> None:
     """The workers' zygote, forked from here before anything is read: one torch for both
     (:func:`modlab.isolation.launcher.fork_zygote`); where that fails, :func:`_load`
     starts a fresh one."""
-    from modlab.isolation.launcher import ZygoteFailed, fork_zygote, start_method
+    from modlab.isolation.launcher import ZygoteFailed, fork_zygote
 
-    if start_method() != "fork":
-        return  # workers are spawned: no zygote
     try:
         fork_zygote()
     except ZygoteFailed:

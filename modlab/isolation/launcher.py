@@ -251,10 +251,14 @@ def fork_zygote() -> None:
     tokens, the reference, other students' work), start a fresh interpreter
     (:class:`Zygote`).
 
+    Where workers are spawned there is no zygote to fork.
+
     Raises:
         ZygoteFailed: the forked zygote did not start.
     """
     global _zygote
+    if start_method() != "fork":
+        return
     with _zygote_lock:
         _zygote = Zygote(forked=True)
 

@@ -26,7 +26,7 @@ from multiprocessing.connection import Connection
 
 from .frames import receive_frame, send_frame
 from .sandbox import Policy, make_workdir
-from .sandbox.environment import clean_environment, max_fd, quiet_descriptors
+from .sandbox.environment import clean_environment, quiet_descriptors
 from .sandbox.landlock import prepare
 from .sandbox.libc import LINUX, libc
 from .sandbox.namespaces import CLONE_NEWPID, become_subreaper, setns, unshare
@@ -123,11 +123,7 @@ def fork_here(sock: socket.socket) -> int:
         libc.prctl(PR_SET_NAME, ctypes.c_char_p(FORKED_NAME), 0, 0, 0)  # its command line is the forker's
         os.setsid()
         os.chdir("/")
-        quiet = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1):
-            os.dup2(quiet, fd)
-        os.closerange(3, sock.fileno())
-        os.closerange(sock.fileno() + 1, max_fd())
+        quiet_descriptors(sock.fileno(), streams=(0, 1))
         os.environ.clear()
         os.environ.update(environment)
         sock.makefile("rb", buffering=0).readline()  # the grading process's path: this process's already

@@ -24,21 +24,22 @@ def clean_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**kept, **(extra or {})}
 
 
-def quiet_descriptors(keep_fd: int) -> None:
-    """stdin/stdout/stderr on /dev/null; every other inherited descriptor closed.
+def quiet_descriptors(keep_fd: int, streams: tuple[int, ...] = (0, 1, 2)) -> None:
+    """``streams`` (stdin, stdout, stderr) on /dev/null; every other inherited
+    descriptor but ``keep_fd`` closed.
 
     What the submission prints goes nowhere: fake results printed to stdout or
-    stderr never reach the grader, which reads only the connection.
+    stderr never reach the grader, which reads only the connection. (A forked
+    zygote keeps its stderr, as a fresh one does.)
     """
     quiet = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
+    for fd in streams:
         os.dup2(quiet, fd)
     os.closerange(3, keep_fd)
-    os.closerange(keep_fd + 1, max_fd())
+    os.closerange(keep_fd + 1, _max_fd())
 
 
-def max_fd() -> int:
-    """One more than the highest descriptor this process may have open."""
+def _max_fd() -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return soft if soft != resource.RLIM_INFINITY else 65536
 
