@@ -66,6 +66,8 @@ def student_course(args):
 def run_check(args) -> int:
     from modlab.commands import check_server
 
+    if not check_server.wanted():
+        args.relaunch()  # checked here: one torch for this process and its workers' zygote
     course = student_course(args)
     exercise = course.exercise(args.exercise)
     forwarded = check_server.forward(args.argv, course, course.grader_file(exercise))
@@ -78,8 +80,9 @@ def run_check(args) -> int:
 def checked(course, exercise, path):
     """Run and print the check; shared by ``check`` and ``submit``.
 
-    The first line needs no torch: the engine loads it once the check has
-    started its workers (:func:`modlab.student.check.check`).
+    The first line needs no torch: where the check was not relaunched to load
+    torch first (:mod:`modlab.isolation.relaunch`), the engine loads it once the
+    check has started its workers (:func:`modlab.student.check.check`).
     """
     from modlab.formats.feedback import check_report
     from modlab.pins import version_mismatch

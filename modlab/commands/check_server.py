@@ -54,7 +54,7 @@ from modlab.course import Course
 from modlab.fingerprint import fingerprint
 from modlab.isolation.frames import receive_frame, send_frame
 from modlab.isolation.launcher import start_method
-from modlab.isolation.sandbox.environment import clean_environment
+from modlab.isolation.sandbox.environment import LOADING, loading_environment
 
 from . import notebook_kernel
 
@@ -63,11 +63,9 @@ START_TIMEOUT_S = 60.0  # the server binds its socket before it loads anything
 MAX_SOCKET_PATH = 107  # bytes of a Unix socket's path (Linux)
 LOG = Path(".modlab") / "check-server.log"  # in the course folder: why a server did not start
 # Variables that change what a loaded server would do: part of its fingerprint.
-CONFIGURING = ("MODLAB_", "PYTHON", "TORCH", "CUDA", "OMP_", "MKL_", "HYPOTHESIS")
+CONFIGURING = ("MODLAB_", *LOADING)
 OWN = ("MODLAB_CHECK_SERVER", "MODLAB_CHECK_SERVER_IDLE_S")  # the server's own: they change nothing it loaded
-# What the server's own process starts with (:func:`server_environment`): what configures the
-# interpreter and what the server loads, and the server's own settings; never a credential.
-LOADING = tuple(prefix for prefix in CONFIGURING if prefix != "MODLAB_")
+# The server's settings among what its process starts with (:func:`server_environment`).
 SERVER_SETTINGS = (*OWN, "MODLAB_START_METHOD")
 # Set by torch itself when a process first imports torch._inductor (a notebook cell's first
 # optimizer does): a kernel's check cells would otherwise never reach the terminal's server.
@@ -230,8 +228,7 @@ def server_environment() -> dict[str, str]:
     environment's memory, so nothing in it may be a secret. Each check's child takes the
     client's whole environment, as the check would have had it.
     """
-    return clean_environment({key: value for key, value in os.environ.items()
-                              if key.startswith(LOADING) or key in SERVER_SETTINGS})
+    return loading_environment(SERVER_SETTINGS)
 
 
 def _open_log(root: Path):

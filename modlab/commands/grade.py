@@ -38,6 +38,7 @@ def register(commands) -> None:
 
 
 def run_grade(args) -> int:
+    args.relaunch()  # one torch for this process and its workers' zygote
     from modlab.batch.layout import is_class_folder
     from modlab.engine import GradeOptions, grade_submission
     from modlab.folders import package_folder, student_of

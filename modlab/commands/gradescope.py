@@ -94,6 +94,7 @@ def run_build(args) -> int:
 
 
 def run_autograder(args) -> int:
+    args.relaunch()  # one torch for this process and its workers' zygote
     from modlab.instructor.gradescope.autograder import run_autograder as run
 
     course = load_course(args.course)

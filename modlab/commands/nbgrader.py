@@ -84,6 +84,7 @@ def run_init(args) -> int:
 
 
 def run_grade(args) -> int:
+    args.relaunch()  # one torch for this process and its workers' zygote
     autograde = _instructor_module("autograde")
     folder = args.course_dir.resolve()
     if not (folder / "nbgrader_config.py").is_file():

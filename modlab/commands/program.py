@@ -6,7 +6,8 @@ commands only. Each command module adds itself with ``register(commands)``;
 a module is imported only when its program lists it, so a program never
 loads the code of commands it does not have.
 
-May import: :mod:`modlab.course` and :mod:`modlab.errors` (the errors it reports).
+May import: :mod:`modlab.course` and :mod:`modlab.errors` (the errors it reports), and
+:mod:`modlab.isolation.relaunch` when a command relaunches.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import gc
 import importlib
 import sys
 from pathlib import Path
+from typing import Callable
 
 from modlab import __version__
 from modlab.course import CourseError
@@ -91,6 +93,26 @@ def skip_the_last_collections() -> None:
     atexit.register(gc.freeze)
 
 
+def relauncher(argv: list[str] | None, *program) -> Callable[[], None]:
+    """What a command calls, before it does anything, to run again where torch is loaded once
+    for it and its workers' zygote (:func:`modlab.isolation.relaunch.relaunch`).
+
+    Only a process running its own command line (``argv`` None) can: a caller
+    that passes its list of arguments (a test, nbgrader's pipeline, a check
+    server's child) goes on where it is. ``program`` is :func:`run`'s, which the
+    relaunched process calls again.
+    """
+    if argv is not None:
+        return lambda: None
+
+    def relaunch() -> None:
+        from modlab.isolation.relaunch import relaunch
+
+        relaunch(__name__, "run", [None, *program])
+
+    return relaunch
+
+
 def run(argv: list[str] | None, command_modules: list[str], description: str, page: str | None = None) -> int:
     """Parse ``argv`` (default: the command line), run the command, return its exit status.
 
@@ -103,6 +125,7 @@ def run(argv: list[str] | None, command_modules: list[str], description: str, pa
     parser = build_parser(command_modules, description, page)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)  # as typed: a check server runs it again
+    args.relaunch = relauncher(argv, command_modules, description, page)
     if not hasattr(args, "run"):
         parser.print_help()
         return 2

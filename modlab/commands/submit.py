@@ -46,6 +46,7 @@ def run_submit(args) -> int:
     forwarded = check_server.forward(args.argv, course, course.grader_file(exercise), start=False)
     if forwarded is not None:
         return forwarded
+    args.relaunch()  # checked here: one torch for this process and its workers' zygote
     workspace = open_workspace(course, args.path)
     student = student_id(args.student)
     require_files(workspace, exercise)

@@ -7,9 +7,10 @@ students' submissions, the reference solution of the exercise being graded).
 The zygote (:mod:`.zygote`) is a fresh interpreter instead, started here with
 a scrubbed environment and a command line that names nothing. It imports
 torch and the graders once and never touches CUDA, so a worker forked from it
-starts in milliseconds and knows nothing but what it is then sent. (A check
-server, which has read none of those things when it starts, forks its zygote
-from itself instead, and the two share one torch: :func:`fork_zygote`.)
+starts in milliseconds and knows nothing but what it is then sent. (A process
+that has read none of those things yet forks its zygote from itself instead,
+and the two share one torch: :func:`fork_zygote`. A check server does so, and a
+grading command relaunched as such a process: :mod:`.relaunch`.)
 
 The zygote is also every worker's keeper:
 
@@ -235,7 +236,8 @@ def zygote() -> Zygote:
 
 
 def fork_zygote() -> None:
-    """Make this process's zygote a fork of itself, now: for the check server alone.
+    """Make this process's zygote a fork of itself, now: for a check server and a relaunched
+    grading command (:mod:`.relaunch`) alone, each before it has read anything.
 
     A check server imports torch, and so does its zygote: two interpreters of
     some 170 MiB each for every student who has a notebook open. Forked from the
@@ -246,9 +248,9 @@ def fork_zygote() -> None:
     pages. Beyond a fresh one, it keeps the server's command line (the paths
     of a socket and of a public grader) and the memory of the environment the
     server started with, which holds no credential
-    (:func:`modlab.commands.check_server.server_environment`). Grading
-    processes, which hold what a submission must not read (where results go,
-    tokens, the reference, other students' work), start a fresh interpreter
+    (:func:`.sandbox.environment.loading_environment`). A grading process that
+    has read what a submission must not (where results go, tokens, the
+    reference, other students' work) starts a fresh interpreter instead
     (:class:`Zygote`).
 
     Where workers are spawned there is no zygote to fork.

@@ -3,8 +3,8 @@ and ends them with all they started.
 
 Runs in the zygote process (see :mod:`.launcher` for why there is one), started
 with ``python -c`` by the grading process, which never imports this module; a
-check server, which holds nothing a worker must not read, forks its own instead
-(:func:`fork_here`).
+check server or a relaunched grading command (:mod:`.relaunch`), each holding
+nothing yet that a worker must not read, forks its own instead (:func:`fork_here`).
 Before each fork it preloads the graders a worker needs, what Landlock lets
 a worker reach and the tripwires on the course's oracle, so that no worker pays for
 them, and keeps its memory in huge pages (:func:`_settle`), so that a fork

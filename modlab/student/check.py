@@ -7,12 +7,14 @@ feedback says which exercise to fix first. Each check is recorded with the
 checksums of the exercise's files, so ``modlab status`` can tell a result
 that still holds from one the student's edits have made stale.
 
-A student runs a check dozens of times an hour, and most of its time is two
-processes importing torch: this one, which compares, and the workers' zygote,
-which runs the scenarios. So the check refuses bad input first, without
-loading torch, then starts the zygote as soon as the isolation layer is
-loaded (which loads torch here), and only then loads the engine, the grader
-and Hypothesis, while the zygote loads torch. The workers load only this
+A student runs a check dozens of times an hour, and most of its time is
+importing torch: in this process, which compares, and in the workers' zygote,
+which runs the scenarios. A check server loads both once for many checks; a
+check outside one is relaunched on Linux so that one import serves both
+(:mod:`modlab.isolation.relaunch`). Elsewhere the check refuses bad input first,
+without loading torch, then starts the zygote as soon as the isolation layer is
+loaded, and only then loads the engine, the grader and Hypothesis, while the
+zygote loads torch. Either way the zygote preloads the grader. The workers load only this
 exercise's grader, and torch.nn's answers are kept on disk between checks
 (``.modlab/torch-nn/``, see :class:`modlab.engine.Oracle`), so a check
 mostly starts one worker, the submission's.

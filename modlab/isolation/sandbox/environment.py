@@ -18,10 +18,23 @@ KEPT_ENVIRONMENT = (
 )
 
 
+# Prefixes of the variables that configure the interpreter and what it loads (torch,
+# Hypothesis): a process that loads torch before it reads its work starts with them.
+LOADING = ("PYTHON", "TORCH", "CUDA", "OMP_", "MKL_", "HYPOTHESIS")
+
+
 def clean_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The kept variables of this process's environment, plus ``extra``."""
     kept = {key: value for key, value in os.environ.items() if key in KEPT_ENVIRONMENT}
     return {**kept, **(extra or {})}
+
+
+def loading_environment(settings: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment of a process that forks a zygote before it reads its work (a check
+    server, a relaunched grading command): the kept variables, those with a ``LOADING``
+    prefix and the named ``settings``, never a credential. The zygote keeps its memory."""
+    return clean_environment({key: value for key, value in os.environ.items()
+                              if key.startswith(LOADING) or key in settings})
 
 
 def quiet_descriptors(keep_fd: int, streams: tuple[int, ...] = (0, 1, 2)) -> None:

@@ -1,0 +1,108 @@
+"""A grading command relaunched to load torch once: the same process and command, a zygote that
+knows nothing of either.
+
+Each test runs a small program as a command would run: it calls
+:func:`modlab.isolation.relaunch.relaunch` before anything else, and then reports what the
+relaunched process and its zygote hold. The secrets are planted in the command's arguments and
+environment and searched for by value.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+REPORT = """\
+import json, os, sys, tempfile
+from modlab.isolation import launcher
+from modlab.isolation.relaunch import relaunch
+
+def read(path):
+    return open(path, "rb").read().decode(errors="replace")
+
+def main(status):
+    relaunch("report", "main", [status + 1])
+    zygote = launcher.zygote().process.pid
+    print(json.dumps({
+        "pid": os.getpid(), "argv": sys.argv[1:], "token": os.environ.get("COURSE_API_TOKEN"),
+        "warnings": sys.warnoptions, "torch_loaded": "torch" in sys.modules, "tempdir": tempfile.gettempdir(),
+        "zygote_parent": int(read(f"/proc/{zygote}/stat").rsplit(")", 1)[1].split()[1]),
+        "zygote_name": read(f"/proc/{zygote}/comm").strip(),
+        "seen_by_zygote": read(f"/proc/{zygote}/environ") + read(f"/proc/{zygote}/cmdline"),
+        "started_with": read("/proc/self/environ") + read("/proc/self/cmdline"),
+    }))
+    return status
+"""
+
+
+def run_report(tmp_path, *interpreter_options: str) -> tuple[subprocess.CompletedProcess, int, str]:
+    (tmp_path / "report.py").write_text(REPORT)
+    secret = f"SECRET-{uuid.uuid4().hex}"
+    command = [sys.executable, *interpreter_options, "-c", "import sys, report; sys.exit(report.main(1))",
+               f"--out={tmp_path / secret}"]
+    env = {**os.environ, "COURSE_API_TOKEN": secret, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}",
+           "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = process.communicate(timeout=120)
+    return subprocess.CompletedProcess(command, process.returncode, out, err), process.pid, secret
+
+
+def test_the_command_runs_again_in_its_own_process_with_its_arguments_and_environment(tmp_path):
+    done, pid, secret = run_report(tmp_path, "-W", "ignore::ResourceWarning")
+    assert done.returncode == 2, done.stderr  # what the relaunched call returned
+    seen = json.loads(done.stdout)  # printed once: nothing of the first run's is printed twice
+    assert seen["pid"] == pid  # the same process: its starter waits for it, signals reach it
+    assert seen["argv"] == [f"--out={tmp_path / secret}"] and seen["token"] == secret
+    assert seen["tempdir"] == str(tmp_path)  # nothing loaded before the environment came cached the one without it
+    assert "ignore::ResourceWarning" in seen["warnings"]  # the interpreter's options are kept
+    assert seen["torch_loaded"]  # loaded before the command started again
+
+
+def test_its_zygote_is_forked_from_it_and_holds_neither_its_arguments_nor_its_environment(tmp_path):
+    done, pid, secret = run_report(tmp_path)
+    seen = json.loads(done.stdout)
+    assert seen["zygote_parent"] == pid and seen["zygote_name"] == "modlab-zygote"
+    assert secret not in seen["seen_by_zygote"]
+    # what the zygote's memory was copied from: the process as it was exec'd, before the command was read
+    assert secret not in seen["started_with"]
+
+
+def test_where_workers_are_spawned_the_command_runs_on_where_it_is():
+    code = ("import os, sys; from modlab.isolation.relaunch import relaunch; relaunch('os', 'abort', []); "
+            "print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "MODLAB_START_METHOD": "spawn"})
+    assert done.stdout.split() == ["False"], done.stderr
+
+
+def test_a_command_given_a_list_of_arguments_never_relaunches(tmp_path, monkeypatch):
+    """A test or nbgrader's pipeline calls ``modlab`` in its own process: relaunching would run
+    that process's own script again."""
+    from modlab.cli import main as modlab
+
+    relaunched = []
+    monkeypatch.setattr("modlab.isolation.relaunch.relaunch", lambda *entry: relaunched.append(entry))
+    assert modlab(["grade", str(ROOT / "solutions"), "--exercise", "01", "--device", "cpu",
+                   "--json", str(tmp_path / "r.json")]) == 0
+    assert relaunched == []
+
+
+@pytest.mark.parametrize("command", [["grade", "solutions", "--exercise", "01", "--device", "cpu"],
+                                     ["check", "01", "--path", "solutions"]], ids=["grade", "check"])
+def test_modlab_relaunches_the_commands_that_grade(command):
+    """A check here is outside a check server (no terminal): it grades in its own process."""
+    env = {**os.environ, "MODLAB_CHECK_SERVER": "0"}
+    process = subprocess.Popen([sys.executable, "-m", "modlab", *command], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen = ""
+    while process.poll() is None and "modlab.isolation.relaunch" not in seen:
+        seen = Path(f"/proc/{process.pid}/cmdline").read_bytes().decode(errors="replace")
+        time.sleep(0.05)
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    assert "modlab.isolation.relaunch" in seen
