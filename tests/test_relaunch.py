@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from modlab.instructor.gradescope.bundle import AUTOGRADER_MAIN
+
 from conftest import ROOT
 
 REPORT = """\
@@ -108,14 +110,19 @@ def test_a_command_given_a_list_of_arguments_never_relaunches(tmp_path, monkeypa
     assert relaunched == []
 
 
-@pytest.mark.parametrize("command", [["grade", "solutions", "--exercise", "01", "--device", "cpu"],
-                                     ["check", "01", "--path", "solutions"]], ids=["grade", "check"])
+MODLAB = [sys.executable, "-m", "modlab"]
+GRADESCOPES_MODLAB = [sys.executable, "-c", AUTOGRADER_MAIN]  # the zip's `python -m modlab`
+
+
+@pytest.mark.parametrize("command", [[*MODLAB, "grade", "solutions", "--exercise", "01", "--device", "cpu"],
+                                     [*MODLAB, "check", "01", "--path", "solutions"],
+                                     [*GRADESCOPES_MODLAB, "--root", "autograder"]],
+                         ids=["grade", "check", "gradescope run"])
 def test_modlab_relaunches_the_commands_that_grade(command):
     """A check here is outside a check server (no terminal): it grades in its own process. Each
     command is ended once it is seen relaunched; the rest of the suite runs them to their end."""
     env = {**os.environ, "MODLAB_CHECK_SERVER": "0"}
-    process = subprocess.Popen([sys.executable, "-m", "modlab", *command], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen, deadline = "", time.monotonic() + 60
     while process.poll() is None and "modlab.isolation.relaunch" not in seen and time.monotonic() < deadline:
         seen = Path(f"/proc/{process.pid}/cmdline").read_bytes().decode(errors="replace")

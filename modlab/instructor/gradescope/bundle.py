@@ -41,7 +41,8 @@ import sys
 
 from modlab.commands import program
 
-sys.exit(program.run(["gradescope", "run", *sys.argv[1:]], ["gradescope"], "Grade a Gradescope submission."))
+sys.argv[1:1] = ["gradescope", "run"]  # this process's own command line: the command may relaunch it
+sys.exit(program.run(None, ["gradescope"], "Grade a Gradescope submission."))
 '''
 EXECUTABLE, PLAIN = 0o100755, 0o100644
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # every entry's time: the same course gives the same zip
