@@ -1,10 +1,10 @@
 """A grading command relaunched to load torch once: the same process and command, a zygote that
 knows nothing of either.
 
-Each test runs a small program as a command would run: it calls
+The first tests run a small program as a command would run: it calls
 :func:`modlab.isolation.relaunch.relaunch` before anything else, and then reports what the
 relaunched process and its zygote hold. The secrets are planted in the command's arguments and
-environment and searched for by value.
+environment and searched for by value. The last ones check which of modlab's commands relaunch.
 """
 import dataclasses
 import json
@@ -99,8 +99,8 @@ def test_where_workers_are_spawned_the_command_runs_on_where_it_is():
 
 
 def test_a_command_given_a_list_of_arguments_never_relaunches(tmp_path, monkeypatch):
-    """A test or nbgrader's pipeline calls ``modlab`` in its own process: relaunching would run
-    that process's own script again."""
+    """A test or nbgrader's pipeline calls ``modlab`` in its own process: relaunched, that process
+    would run its own command line (pytest's, nbgrader's) as modlab's."""
     from modlab.cli import main as modlab
 
     relaunched = []

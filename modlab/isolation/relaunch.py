@@ -90,7 +90,7 @@ def become(fd: int, offset: int):
     except KeyboardInterrupt:  # Ctrl-C while torch loads: the command had not started
         print("modlab: interrupted", file=sys.stderr)
         return 130
-    except Exception:  # noqa: BLE001  (a fresh zygote is started later, as without relaunch)
+    except Exception:  # the command starts a fresh zygote when it needs one, as without relaunch
         pass
     command = json.loads(os.pread(fd, os.fstat(fd).st_size - offset, offset))
     os.close(fd)
