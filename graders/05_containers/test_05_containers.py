@@ -310,7 +310,9 @@ ARGUMENTS = {
     "insert": st.tuples(INDEX), "set": st.tuples(INDEX), "del": st.tuples(INDEX), "pop": st.tuples(INDEX),
     "get": st.tuples(INDEX), "del_slice": st.tuples(BOUND, BOUND, STEP), GET_SLICE: st.tuples(BOUND, BOUND, STEP),
 }
-ONE_OPERATION = st.sampled_from(list(ARGUMENTS)).flatmap(lambda name: ARGUMENTS[name].map(lambda args: [name, *args]))
+# Each operation's strategy is made once: made afresh for every draw, Hypothesis would check it again each time.
+OPERATIONS = {name: arguments.map(lambda args, name=name: [name, *args]) for name, arguments in ARGUMENTS.items()}
+ONE_OPERATION = st.sampled_from(list(OPERATIONS)).flatmap(OPERATIONS.__getitem__)
 SEQUENCES = st.tuples(st.sampled_from(["Sequential", "ModuleList"]), st.integers(0, 4),
                       st.lists(ONE_OPERATION, min_size=1, max_size=8)).map(list)
 

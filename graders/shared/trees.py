@@ -89,14 +89,14 @@ class _Drawing:
         kinds = ["param", "buffer", "none", "leaf"]
         kinds += ["tied", "tied"] if self.parameters else []  # twice: links are what walks get wrong
         kinds += self._module_kinds(depth)
-        kind = self.draw(st.sampled_from(kinds))
+        kind = self.draw(_sampled(tuple(kinds)))
         if kind == "param":
             self.parameters.append(path)
             return ["param", self.draw(SHAPES), self.draw(YES_OR_NO)]
         if kind == "buffer":
-            return ["buffer", self.draw(SHAPES), self.draw(st.sampled_from(DTYPES)), self.draw(YES_OR_NO)]
+            return ["buffer", self.draw(SHAPES), self.draw(_sampled(DTYPES)), self.draw(YES_OR_NO)]
         if kind == "none":
-            return ["none", self.draw(st.sampled_from(["param", "buffer", "module"]))]
+            return ["none", self.draw(_sampled(("param", "buffer", "module")))]
         if kind == "tied":
             return ["tied", self.draw(st.sampled_from(self.parameters))]
         return self.module(kind, path, depth)
@@ -120,7 +120,7 @@ class _Drawing:
 
     def child(self, path: str, depth: int) -> list:
         kinds = ["leaf"] + self._module_kinds(depth)
-        return self.module(self.draw(st.sampled_from(kinds)), path, depth)
+        return self.module(self.draw(_sampled(tuple(kinds))), path, depth)
 
     def _module_kinds(self, depth: int) -> list[str]:
         kinds = ["shared", "shared"] if self.modules else []
@@ -206,6 +206,14 @@ def leaf_class(nn):
             return torch.nn.functional.linear(x, self.weight, self.bias)
 
     return Leaf
+
+
+@functools.lru_cache(maxsize=None)
+def _sampled(options: tuple):
+    """``st.sampled_from(options)``, made once per tuple of options. Hypothesis checks a strategy
+    the first time it draws from it: a tree's few kinds of choices, made afresh for each of its
+    dozens of draws, made drawing a tree a fifth slower (integers are cached by Hypothesis itself)."""
+    return st.sampled_from(options)
 
 
 def _join(prefix: str, name: str) -> str:
