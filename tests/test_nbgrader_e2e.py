@@ -292,7 +292,8 @@ def test_autograding_a_clean_class_through_modlab_logs_no_warning(run):
     SAWarning, no kernel warning, nothing an instructor cannot act on; only
     nbgrader's word that 02 came in after its due date, which it did."""
     late = ("seconds late", "Late submission penalty")
-    assert [line for line in run.grade_log.splitlines() if not any(word in line for word in late)] == []
+    unexpected = [line for line in run.grade_log.splitlines() if not any(word in line for word in late)]
+    assert unexpected == [], "\n".join(unexpected)
     for noise in ("SAWarning", "running over TCP", "not recognized by"):
         assert noise not in run.autograde_log, noise
 
